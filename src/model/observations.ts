@@ -1,0 +1,94 @@
+/**
+ * What sources hand to analysis: facts about devices and timestamped samples.
+ *
+ * Sources never build whole in-memory tables: they push events into an
+ * ObservationSink as they read, so memory grows with devices and series, not
+ * with samples. Every field is optional where some real input lacks it.
+ */
+
+/** How a source names a device. Analysis resolves refs to one device (see analysis/identity). */
+export interface DeviceRef {
+  /** Host the input is attributed to (collect bundle, --host, or the file name). */
+  host: string;
+  /** `GPU-…` UUID of the physical GPU (for a MIG device: of its parent). */
+  uuid?: string;
+  /** PCI bus id, normalised to `DDDDDDDD:BB:DD.F` upper-case hex. */
+  pciBusId?: string;
+  /** nvidia-smi index (dmon/pmon/CSV `index`); weakest identity, used when nothing else is known. */
+  index?: number;
+  /** MIG GPU instance id: set only for a MIG device. */
+  gpuInstanceId?: number;
+  /** MIG compute instance id, when the source gives it. */
+  computeInstanceId?: number;
+}
+
+export type MigMode = 'enabled' | 'disabled';
+
+/** Inventory facts; a source may send them once or with every document. Later values fill gaps. */
+export interface DeviceInfo {
+  ref: DeviceRef;
+  /** Product name exactly as printed (`NVIDIA H100 80GB HBM3`, `Tesla T4`, `GRID P4-1Q`). */
+  model?: string;
+  memoryTotalMiB?: number;
+  migMode?: MigMode;
+  /** MIG profile name (`1g.10gb`) for a MIG device, when known. */
+  migProfile?: string;
+  /** Streaming multiprocessors of a MIG device (from device_attributes). */
+  multiprocessorCount?: number;
+  /** `pci_device_id` as printed (`20B010DE`), second key for the GPU catalog. */
+  pciDeviceId?: string;
+  driverVersion?: string;
+  architecture?: string;
+}
+
+/** Which signal a compute figure comes from, best first (DESIGN.md section 5). */
+export type ComputeBasis = 'sm-active' | 'gr-engine-active' | 'utilization' | 'processes' | 'unknown';
+
+/** One reading of one device at one time. Units are in the field names; missing means not reported. */
+export interface GpuSample {
+  ref: DeviceRef;
+  /** Epoch milliseconds; undefined for a reading without a timestamp (a point value). */
+  time?: number;
+  /** `utilization.gpu` / `DCGM_FI_DEV_GPU_UTIL`: share of time a kernel ran, 0-100. */
+  utilizationPct?: number;
+  memoryUtilizationPct?: number;
+  memoryUsedMiB?: number;
+  memoryTotalMiB?: number;
+  /** DCGM profiling ratios converted to percent (0-100). */
+  smActivePct?: number;
+  tensorActivePct?: number;
+  grEngineActivePct?: number;
+  powerW?: number;
+  pcieRxKiBps?: number;
+  pcieTxKiBps?: number;
+  /** Compute processes listed on the device at this time; undefined when the source lists none. */
+  computeProcessCount?: number;
+}
+
+export type ProcessType = 'C' | 'G' | 'C+G';
+
+/** A process seen on a device at one time (XML process list, --query-compute-apps, pmon). */
+export interface ProcessSample {
+  ref: DeviceRef;
+  time?: number;
+  pid: number;
+  /** Full path where the source prints it; pmon truncates to about 15 characters. */
+  name: string;
+  type?: ProcessType;
+  usedMemoryMiB?: number;
+  smPct?: number;
+}
+
+/** A bad record inside a good input: skipped, counted, reported in `sources[].warnings`. */
+export interface SourceWarning {
+  /** Where: `document 3`, `line 17`. */
+  location: string;
+  message: string;
+}
+
+export interface ObservationSink {
+  device(info: DeviceInfo): void;
+  sample(sample: GpuSample): void;
+  process(process: ProcessSample): void;
+  warn(warning: SourceWarning): void;
+}
