@@ -1,0 +1,62 @@
+import { Command, CommanderError } from 'commander';
+import { InputError, UpstreamError } from '../model/errors.js';
+import { TOOL_VERSION } from '../version.js';
+import { auditCommand } from './commands/audit.js';
+import { catalogCommand } from './commands/catalog.js';
+import { ExitCode } from './exit-codes.js';
+import type { CliIo } from './io.js';
+
+export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+  const program = new Command('gpu-audit')
+    .description('GPU utilization auditor and right-sizing advisor')
+    .version(TOOL_VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
+    .exitOverride();
+  program.addHelpText('after', `
+Examples:
+  $ gpu-audit audit --demo                         # the bundled demo fleet
+  $ gpu-audit audit node-07.xml --format json      # nvidia-smi -q -x output of one machine
+  $ gpu-audit catalog list --provider aws --gpu H100
+
+Exit codes: 0 ok, 1 threshold breached (check), 2 usage or input error, 3 upstream failure, 4 internal error.`);
+  program.addCommand(auditCommand(io, setExitCode));
+  program.addCommand(catalogCommand(io));
+  for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
+  return program;
+}
+
+/**
+ * Runs the CLI and returns the exit code. The only place that decides how errors end:
+ * known errors print one line, anything else is a bug with its stack behind --debug.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let exitCode: number = ExitCode.ok;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  const debug = argv.includes('--debug');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version end successfully; commander has already printed any usage error.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.input;
+    }
+    if (error instanceof InputError) {
+      io.stderr(`gpu-audit: ${error.describe()}\n`);
+      if (debug) io.stderr(`${error.stack ?? ''}\n`);
+      return ExitCode.input;
+    }
+    if (error instanceof UpstreamError) {
+      io.stderr(`gpu-audit: ${error.describe()}\n`);
+      if (debug) io.stderr(`${error.stack ?? ''}\n`);
+      return ExitCode.upstream;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`gpu-audit: internal error: ${message}\n`);
+    io.stderr(debug ? `${error instanceof Error ? (error.stack ?? '') : ''}\n` : 'This is a bug in gpu-audit: run again with --debug and report the output.\n');
+    return ExitCode.internal;
+  }
+}

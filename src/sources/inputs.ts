@@ -1,0 +1,201 @@
+/**
+ * Turns what the user named (files, directories, globs, `-`) into a list of inputs,
+ * and opens one as a stream of decoded text: gzip is recognised by its magic bytes,
+ * never by the name, and UTF-8 is decoded across chunk boundaries.
+ */
+import { createReadStream } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { createGunzip } from 'node:zlib';
+import { glob, isDynamicPattern } from 'tinyglobby';
+import { InputError } from '../model/errors.js';
+
+export interface InputRef {
+  /** As the user named it (`-` for stdin), or the path found under a named directory. */
+  ref: string;
+  /** Filesystem path; undefined for stdin. */
+  path: string | undefined;
+  /** Found by walking a directory or expanding a glob: an unrecognised format is skipped, not fatal. */
+  discovered: boolean;
+}
+
+export const STDIN_REF = '-';
+
+/** Expands the user's arguments, in the order given; files under a directory are sorted. */
+export async function resolveInputs(args: string[]): Promise<InputRef[]> {
+  const inputs: InputRef[] = [];
+  const seen = new Set<string>();
+  const add = (input: InputRef): void => {
+    const key = input.path === undefined ? STDIN_REF : path.resolve(input.path);
+    if (seen.has(key)) return;
+    seen.add(key);
+    inputs.push(input);
+  };
+
+  for (const arg of args) {
+    if (arg === STDIN_REF) {
+      add({ ref: STDIN_REF, path: undefined, discovered: false });
+      continue;
+    }
+    const info = await stat(arg).catch(() => undefined);
+    if (info?.isDirectory()) {
+      for (const file of await walk(arg)) add({ ref: file, path: file, discovered: true });
+    } else if (info?.isFile()) {
+      add({ ref: arg, path: arg, discovered: false });
+    } else if (isDynamicPattern(arg)) {
+      const matches = (await glob(arg, { onlyFiles: true, dot: false, expandDirectories: false })).sort();
+      if (matches.length === 0) throw new InputError('no file matches this pattern', { file: arg });
+      for (const file of matches) add({ ref: file, path: file, discovered: true });
+    } else if (info === undefined) {
+      throw new InputError('no such file or directory', { file: arg });
+    } else {
+      throw new InputError('not a regular file or directory', { file: arg });
+    }
+  }
+  return inputs;
+}
+
+async function walk(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { withFileTypes: true }).catch((error: unknown) => {
+    throw new InputError(`cannot read directory (${errorCode(error)})`, { file: directory, cause: error });
+  });
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name.startsWith('.')) continue;
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) files.push(...(await walk(full)));
+    else if (entry.isFile()) files.push(full);
+  }
+  return files;
+}
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
+}
+
+/**
+ * The host an input's devices belong to: the explicit one, else the file's name without
+ * its extensions (`node-07.xml.gz` -> `node-07`), else `stdin`.
+ */
+export function hostForInput(input: InputRef, explicitHost: string | undefined): string {
+  if (explicitHost !== undefined && explicitHost !== '') return explicitHost;
+  if (input.path === undefined) return 'stdin';
+  let name = path.basename(input.path);
+  name = name.replace(/\.gz$/i, '');
+  name = name.replace(/\.(xml|csv|txt|log|prom|json|out)$/i, '');
+  return name === '' ? path.basename(input.path) : name;
+}
+
+const GZIP_MAGIC_0 = 0x1f;
+const GZIP_MAGIC_1 = 0x8b;
+const HEAD_CHARS = 64 * 1024;
+
+export interface OpenedInput {
+  /** Decoded text from the start of the input, at most 64 KiB: what format detection sees. */
+  head: string;
+  /** The whole input as decoded text chunks, the head first. Iterate once. */
+  chunks: AsyncIterable<string>;
+  /** Releases the underlying stream when the caller stops early. */
+  close(): void;
+}
+
+/** Opens an input for reading; errors name the file and say what went wrong. */
+export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = process.stdin): Promise<OpenedInput> {
+  const raw: NodeJS.ReadableStream = input.path === undefined ? stdin : createReadStream(input.path);
+  const bytes = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  const ref = input.ref;
+  const destroy = (): void => {
+    (raw as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+  };
+
+  const readRaw = async (): Promise<Buffer | undefined> => {
+    try {
+      const next = await bytes.next();
+      if (next.done === true) return undefined;
+      return typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+    } catch (error) {
+      throw new InputError(`cannot read (${errorCode(error)})`, { file: ref, cause: error });
+    }
+  };
+
+  const first = await readRaw();
+  const isGzip = first !== undefined && first.length >= 2 && first[0] === GZIP_MAGIC_0 && first[1] === GZIP_MAGIC_1;
+  const decodedChunks = isGzip ? gunzipChunks(first, readRaw, ref) : plainChunks(first, readRaw);
+
+  // Read ahead until the head is long enough for detection; those chunks are replayed first.
+  const buffered: string[] = [];
+  let headLength = 0;
+  const iterator = decodedChunks[Symbol.asyncIterator]();
+  let exhausted = false;
+  while (headLength < HEAD_CHARS) {
+    const next = await iterator.next();
+    if (next.done === true) {
+      exhausted = true;
+      break;
+    }
+    buffered.push(next.value);
+    headLength += next.value.length;
+  }
+  const head = buffered.join('').slice(0, HEAD_CHARS);
+
+  async function* all(): AsyncIterable<string> {
+    yield* buffered;
+    if (exhausted) return;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done === true) return;
+      yield next.value;
+    }
+  }
+  return { head, chunks: all(), close: destroy };
+}
+
+async function* plainChunks(first: Buffer | undefined, readRaw: () => Promise<Buffer | undefined>): AsyncIterable<string> {
+  const decoder = new StringDecoder('utf8');
+  let chunk = first;
+  let isFirst = true;
+  while (chunk !== undefined) {
+    let text = decoder.write(chunk);
+    if (isFirst && text.charCodeAt(0) === 0xfeff) text = text.slice(1); // BOM
+    isFirst = false;
+    if (text !== '') yield text;
+    chunk = await readRaw();
+  }
+  const rest = decoder.end();
+  if (rest !== '') yield rest;
+}
+
+async function* gunzipChunks(
+  first: Buffer,
+  readRaw: () => Promise<Buffer | undefined>,
+  ref: string,
+): AsyncIterable<string> {
+  const gunzip = createGunzip();
+  // Feed compressed bytes in the background; errors surface through the gunzip stream.
+  const feed = (async () => {
+    let chunk: Buffer | undefined = first;
+    while (chunk !== undefined) {
+      if (!gunzip.write(chunk)) await new Promise((resolve) => gunzip.once('drain', resolve));
+      chunk = await readRaw();
+    }
+    gunzip.end();
+  })().catch((error: unknown) => gunzip.destroy(error as Error));
+
+  const decoder = new StringDecoder('utf8');
+  let isFirst = true;
+  try {
+    for await (const piece of gunzip as AsyncIterable<Buffer>) {
+      let text = decoder.write(piece);
+      if (isFirst && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      isFirst = false;
+      if (text !== '') yield text;
+    }
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(`corrupt or truncated gzip data (${errorCode(error)})`, { file: ref, cause: error });
+  }
+  await feed;
+  const rest = decoder.end();
+  if (rest !== '') yield rest;
+}
