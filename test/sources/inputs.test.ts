@@ -1,0 +1,106 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../../src/model/errors.js';
+import { hostForInput, openInput, resolveInputs } from '../../src/sources/inputs.js';
+
+function tempTree(files: Record<string, string | Buffer>): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'gpu-audit-inputs-'));
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+    writeFileSync(path.join(root, name), content);
+  }
+  return root;
+}
+
+async function readAll(chunks: AsyncIterable<string>): Promise<string> {
+  let text = '';
+  for await (const chunk of chunks) text += chunk;
+  return text;
+}
+
+describe('resolveInputs', () => {
+  it('walks directories recursively in name order, skipping hidden files, and marks them discovered', async () => {
+    const root = tempTree({ 'b.xml': 'b', 'a/z.csv': 'z', 'a/y.csv': 'y', '.hidden': 'h' });
+    const inputs = await resolveInputs([root]);
+    expect(inputs.map((input) => path.relative(root, input.ref))).toEqual(['a/y.csv', 'a/z.csv', 'b.xml']);
+    expect(inputs.every((input) => input.discovered)).toBe(true);
+  });
+
+  it('keeps a named file as named and not discovered, and drops repeats', async () => {
+    const root = tempTree({ 'node.xml': 'x' });
+    const file = path.join(root, 'node.xml');
+    const inputs = await resolveInputs([file, root, file]);
+    expect(inputs).toEqual([{ ref: file, path: file, discovered: false }]);
+  });
+
+  it('expands globs', async () => {
+    const root = tempTree({ 'n1.csv': '1', 'n2.csv': '2', 'n3.xml': '3' });
+    const inputs = await resolveInputs([path.join(root, '*.csv')]);
+    expect(inputs.map((input) => path.basename(input.ref))).toEqual(['n1.csv', 'n2.csv']);
+  });
+
+  it('names the missing file or the empty pattern', async () => {
+    const root = tempTree({});
+    await expect(resolveInputs([path.join(root, 'nope.xml')])).rejects.toThrow(InputError);
+    await expect(resolveInputs([path.join(root, 'nope.xml')])).rejects.toThrow('no such file or directory');
+    await expect(resolveInputs([path.join(root, '*.xml')])).rejects.toThrow('no file matches this pattern');
+  });
+
+  it('reads - as stdin', async () => {
+    expect(await resolveInputs(['-'])).toEqual([{ ref: '-', path: undefined, discovered: false }]);
+  });
+});
+
+describe('hostForInput', () => {
+  it('takes the host from the file name without its extensions', () => {
+    expect(hostForInput({ ref: 'x', path: '/logs/gpu-node-07.xml.gz', discovered: false }, undefined)).toBe('gpu-node-07');
+    expect(hostForInput({ ref: 'x', path: 'dgx-a.csv', discovered: false }, undefined)).toBe('dgx-a');
+    expect(hostForInput({ ref: 'x', path: 'trainer', discovered: false }, undefined)).toBe('trainer');
+  });
+
+  it('prefers --host, and calls stdin stdin', () => {
+    expect(hostForInput({ ref: 'x', path: 'a.xml', discovered: false }, 'h1')).toBe('h1');
+    expect(hostForInput({ ref: '-', path: undefined, discovered: false }, undefined)).toBe('stdin');
+  });
+});
+
+describe('openInput', () => {
+  it('recognises gzip by its magic bytes, whatever the name', async () => {
+    const text = '<nvidia_smi_log>é</nvidia_smi_log>\n'.repeat(5000);
+    const root = tempTree({ 'plain-name.xml': gzipSync(text) });
+    const opened = await openInput({ ref: 'p', path: path.join(root, 'plain-name.xml'), discovered: false });
+    expect(opened.head.startsWith('<nvidia_smi_log>é')).toBe(true);
+    expect(await readAll(opened.chunks)).toBe(text);
+  });
+
+  it('decodes a multi-byte character split across chunks and drops a BOM', async () => {
+    const bytes = Buffer.from('\uFEFFname, memory.used [MiB]\nGPU é, 5\n', 'utf8');
+    const split = bytes.indexOf(0xc3) + 1; // inside the two bytes of é
+    const stdin = Readable.from([bytes.subarray(0, split), bytes.subarray(split)]);
+    const opened = await openInput({ ref: '-', path: undefined, discovered: false }, stdin);
+    expect(await readAll(opened.chunks)).toBe('name, memory.used [MiB]\nGPU é, 5\n');
+  });
+
+  it('hands the head to detection and replays it in the stream', async () => {
+    const big = 'x'.repeat(200 * 1024);
+    const root = tempTree({ 'big.txt': big });
+    const opened = await openInput({ ref: 'b', path: path.join(root, 'big.txt'), discovered: false });
+    expect(opened.head.length).toBe(64 * 1024);
+    expect((await readAll(opened.chunks)).length).toBe(big.length);
+  });
+
+  it('reports corrupt gzip as an input error naming the file', async () => {
+    const corrupt = Buffer.concat([gzipSync('a'.repeat(100000)).subarray(0, 40)]);
+    const root = tempTree({ 'bad.gz': corrupt });
+    const read = async (): Promise<string> => {
+      const opened = await openInput({ ref: 'bad.gz', path: path.join(root, 'bad.gz'), discovered: false });
+      return readAll(opened.chunks);
+    };
+    await expect(read()).rejects.toThrow(/bad.gz|gzip/);
+    await expect(read()).rejects.toBeInstanceOf(InputError);
+  });
+});
