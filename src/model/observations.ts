@@ -86,9 +86,20 @@ export interface SourceWarning {
   message: string;
 }
 
+/** A Kubernetes container seen holding a device at one time (dcgm-exporter pod labels). */
+export interface PodAssignment {
+  ref: DeviceRef;
+  time?: number;
+  namespace: string;
+  pod: string;
+  container?: string;
+}
+
 export interface ObservationSink {
   device(info: DeviceInfo): void;
   sample(sample: GpuSample): void;
   process(process: ProcessSample): void;
   warn(warning: SourceWarning): void;
+  /** Optional: only sinks that attribute GPUs to pods implement it. */
+  assignment?(assignment: PodAssignment): void;
 }
