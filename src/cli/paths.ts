@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url';
 
-/** The installed package's root: this file is at src/cli/ (tests) or dist/cli/ (built). */
-export const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
-
-/** The bundled demo fleet (fixtures/demo), shipped in the package. */
-export const demoFleetDir = fileURLToPath(new URL('../../fixtures/demo/', import.meta.url));
+/** The bundled demo fleet: one nvidia-smi -l log per host (fixtures/demo), shipped in the package. */
+export const demoFleetFiles = ['train-h100-01', 'infer-h200-01', 'mig-a100-01', 'notebook-a10g-01'].map((host) =>
+  fileURLToPath(new URL(`../../fixtures/demo/${host}.xml.gz`, import.meta.url)),
+);

@@ -9,7 +9,7 @@ import type { CliIo } from '../io.js';
 import { useColor } from '../io.js';
 import { addAnalysisOptions, addOutputOptions, type OutputFormat } from '../options.js';
 import { emitOutput } from '../output.js';
-import { demoFleetDir } from '../paths.js';
+import { demoFleetFiles } from '../paths.js';
 import { startProgress } from '../progress.js';
 import { snapshotThisMachine } from '../live.js';
 
@@ -52,14 +52,15 @@ With no sources and no --demo, gpu-audit takes one nvidia-smi snapshot of this m
 Input formats are detected by content: nvidia-smi -q -x XML (snapshots and -l logs),
 --query-gpu and --query-compute-apps CSV, dmon and pmon text.`);
 
-  command.action(async (sources: string[], options: AuditCommandOptions) => {
-    const outcome = await runAuditCommand(sources, options, io);
+  command.action(async (sources: string[], options: AuditCommandOptions, self: Command) => {
+    const timezoneGiven = self.getOptionValueSource('timezone') === 'cli';
+    const outcome = await runAuditCommand(sources, options, io, timezoneGiven);
     setExitCode(outcome.exitCode);
   });
   return command;
 }
 
-export async function runAuditCommand(sources: string[], options: AuditCommandOptions, io: CliIo): Promise<AuditOutcome> {
+export async function runAuditCommand(sources: string[], options: AuditCommandOptions, io: CliIo, timezoneGiven = true): Promise<AuditOutcome> {
   const auditOptions: AuditOptions = {
     inputs: sources,
     host: options.host,
@@ -74,7 +75,9 @@ export async function runAuditCommand(sources: string[], options: AuditCommandOp
   };
   if (options.demo === true) {
     if (sources.length > 0) throw new InputError('--demo takes no sources');
-    auditOptions.inputs = [demoFleetDir];
+    auditOptions.inputs = demoFleetFiles;
+    // The demo logs were written in UTC wall-clock time; an explicit --timezone still wins.
+    if (!timezoneGiven) auditOptions.timeZone = 'UTC';
   } else if (sources.length === 0) {
     const snapshot = await snapshotThisMachine();
     auditOptions.inputs = ['-'];

@@ -1,0 +1,154 @@
+/**
+ * The built CLI, run as a user runs it. `npm test` builds dist/ first.
+ */
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import type { Report } from '../../src/model/report.js';
+import { runBuiltCli } from '../helpers/cli.js';
+import { corpusPath, repoRoot } from '../helpers/corpus.js';
+
+function validator(): (data: unknown) => boolean {
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  const schema = JSON.parse(readFileSync(path.join(repoRoot, 'schema/report.schema.json'), 'utf8')) as object;
+  const validate = ajv.compile(schema);
+  return (data) => {
+    const ok = validate(data);
+    if (!ok) console.error(validate.errors);
+    return ok;
+  };
+}
+
+function tempFile(name: string, content: string | Buffer): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-e2e-'));
+  const file = path.join(dir, name);
+  writeFileSync(file, content);
+  return file;
+}
+
+function countMatches(text: string, pattern: RegExp): number {
+  return [...text.matchAll(pattern)].length;
+}
+
+describe('gpu-audit audit on the corpus', () => {
+  it('reports every GPU and MIG device of the 24 nvidia-smi XML files', () => {
+    const folder = corpusPath('nvidia-smi-xml');
+    const run = runBuiltCli(['audit', folder, '--format', 'json', '--timezone', 'UTC']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout) as Report;
+    expect(validator()(report)).toBe(true);
+
+    const files = readdirSync(folder).sort();
+    expect(report.sources.map((source) => path.basename(source.ref))).toEqual(files);
+    let physical = 0;
+    let mig = 0;
+    for (const file of files) {
+      const xml = readFileSync(path.join(folder, file), 'utf8');
+      physical += countMatches(xml, /<gpu id="/g);
+      mig += countMatches(xml, /<mig_device>/g);
+    }
+    expect(report.gpus.filter((gpu) => gpu.parentId === null)).toHaveLength(physical);
+    expect(report.gpus.filter((gpu) => gpu.parentId !== null)).toHaveLength(mig);
+    expect(report.summary.gpuCount).toBe(physical);
+    expect(report.sources.every((source) => source.format === 'nvidia-smi-xml')).toBe(true);
+  });
+
+  it('reads every nvidia-smi CSV, dmon and pmon file and skips the help text', () => {
+    for (const folder of ['nvidia-smi-csv', 'nvidia-smi-dmon']) {
+      const run = runBuiltCli(['audit', corpusPath(folder), '--format', 'json', '--timezone', 'UTC']);
+      expect(run.status, run.stderr).toBe(0);
+      const report = JSON.parse(run.stdout) as Report;
+      expect(validator()(report)).toBe(true);
+      const skipped = report.sources.filter((source) => source.format === 'skipped').map((source) => path.basename(source.ref));
+      expect(skipped).toEqual(folder === 'nvidia-smi-csv' ? ['netdata-help-query-gpu.txt'] : []);
+      expect(report.gpus.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('gpu-audit audit --demo', () => {
+  it('prints a readable table of the demo fleet', () => {
+    const run = runBuiltCli(['audit', '--demo']);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/H100/);
+    expect(run.stdout).toMatch(/H200/);
+    expect(run.stdout).toMatch(/A100/);
+    for (const line of run.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(100);
+    expect(run.stdout).not.toMatch(/\u001b\[/);
+  });
+
+  it('writes JSON that validates against the shipped schema', () => {
+    const run = runBuiltCli(['audit', '--demo', '--format', 'json']);
+    expect(run.status, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as Report;
+    expect(validator()(report)).toBe(true);
+    expect(report.window.seconds).toBeGreaterThanOrEqual(24 * 3600);
+    expect(report.summary.gpuHours).toBeGreaterThan(0);
+  });
+
+  it('renders Markdown', () => {
+    const run = runBuiltCli(['audit', '--demo', '--format', 'markdown']);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^# /m);
+    expect(run.stdout).toMatch(/^\|.*\|$/m);
+  });
+
+  it('writes -o FILE and leaves stdout empty', () => {
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'gpu-audit-out-')), 'report.json');
+    const run = runBuiltCli(['audit', '--demo', '--format', 'json', '-o', out]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toBe('');
+    expect((JSON.parse(readFileSync(out, 'utf8')) as Report).schemaVersion).toBe(1);
+  });
+});
+
+describe('bad input ends in one line naming the file, and exit code 2', () => {
+  const cases: Array<[string, string | Buffer]> = [
+    ['random.bin', Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256))],
+    ['empty.xml', ''],
+    ['truncated.xml', '<?xml version="1.0" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">\n<nvidia_smi_log>\n\t<timestamp>Mon Aug  7 11:10:06 2023</timestamp>\n\t<gpu id="00000000:01:00.0">\n\t\t<product_name>NVIDIA A10'],
+    ['wrong-header.csv', 'host, cpu, load\nnode1, 3, 0.5\n'],
+  ];
+  for (const [name, content] of cases) {
+    it(name, () => {
+      const file = tempFile(name, content);
+      const run = runBuiltCli(['audit', file]);
+      expect(run.status).toBe(2);
+      expect(run.stdout).toBe('');
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(file);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    });
+  }
+
+  it('with --keep-going audits the good files, names the bad one and still exits 2', () => {
+    const bad = tempFile('empty.xml', '');
+    const good = corpusPath('nvidia-smi-xml', 'telegraf-tesla-t4.xml');
+    const run = runBuiltCli(['audit', bad, good, '--keep-going', '--format', 'json']);
+    expect(run.status).toBe(2);
+    const report = JSON.parse(run.stdout) as Report;
+    expect(report.gpus).toHaveLength(1);
+    expect(run.stderr).toContain(bad);
+  });
+
+  it('a usage error exits 2', () => {
+    const run = runBuiltCli(['audit', '--format', 'pdf', '--demo']);
+    expect(run.status).toBe(2);
+  });
+});
+
+describe('help', () => {
+  it('every command has help with examples', () => {
+    for (const args of [['--help'], ['audit', '--help'], ['catalog', '--help']]) {
+      const run = runBuiltCli(args);
+      expect(run.status).toBe(0);
+      expect(run.stdout).toContain('Examples:');
+    }
+  });
+});
