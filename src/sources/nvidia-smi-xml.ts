@@ -1,0 +1,92 @@
+/**
+ * `nvidia-smi -q -x` output: one XML document, or an `-l` log of many documents
+ * appended to one stream. Documents are split as the text streams in, each parsed on
+ * its own and mapped to observations; memory holds one document at a time.
+ *
+ * A document that is not well-formed is skipped with a warning (an `-l` log cut off
+ * mid-write at its end is normal), unless nothing of the input could be read: then
+ * the input is rejected with the document and line at fault.
+ */
+import { InputError } from '../model/errors.js';
+import type { ObservationSink } from '../model/observations.js';
+import type { ParseResult, SourceContext, SourceParser } from './types.js';
+import { XmlDocumentSplitter, type DefectiveDocument, type SplitDocument } from './xml/document-splitter.js';
+import { NvidiaSmiDocumentMapper } from './xml/nvidia-smi-document.js';
+import { parseRootElement, type XmlNode } from './xml/tree.js';
+
+const ROOT = 'nvidia_smi_log';
+
+function detect(head: string): boolean {
+  const splitter = new XmlDocumentSplitter();
+  splitter.push(head);
+  return splitter.firstRootName === ROOT;
+}
+
+/** The location every message about one document carries. */
+function location(document: number, line?: number): string {
+  return line === undefined ? `document ${document}` : `document ${document}, line ${line}`;
+}
+
+async function parse(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink): Promise<ParseResult> {
+  // An -l log repeats the same fields every interval: report each distinct value problem once.
+  const reported = new Set<string>();
+  const mapper = new NvidiaSmiDocumentMapper(context.host, context.timeZone, sink, (document, message) => {
+    if (reported.has(message)) return;
+    reported.add(message);
+    sink.warn({ location: location(document), message });
+  });
+  const splitter = new XmlDocumentSplitter();
+  let documentsRead = 0;
+  // A defective document is only fatal if it turns out to be the last one and nothing was read.
+  let unreadable: DefectiveDocument | undefined;
+
+  const warnUnreadable = (): void => {
+    if (unreadable === undefined) return;
+    sink.warn({ location: location(unreadable.number, unreadable.line), message: `${unreadable.problem}; document skipped` });
+    unreadable = undefined;
+  };
+
+  const handle = (document: SplitDocument): void => {
+    warnUnreadable();
+    if (!document.wellFormed) {
+      unreadable = document;
+      return;
+    }
+    if (document.rootName !== ROOT) {
+      sink.warn({ location: location(document.number, document.rootLine), message: `root element is <${document.rootName}>, not <${ROOT}>; document skipped` });
+      return;
+    }
+    let root: XmlNode | undefined;
+    try {
+      root = parseRootElement(document.rootText, ROOT);
+    } catch (error) {
+      // Well-formed, yet refused (e.g. a `__proto__` element name): as unreadable as a broken document.
+      const reason = error instanceof Error ? error.message : String(error);
+      unreadable = { wellFormed: false, number: document.number, line: document.rootLine, problem: `the XML parser rejected the document: ${reason}` };
+      return;
+    }
+    mapper.map(root, document.number);
+    documentsRead += 1;
+  };
+
+  for await (const chunk of chunks) {
+    for (const document of splitter.push(chunk)) handle(document);
+  }
+  for (const document of splitter.finish()) handle(document);
+
+  if (unreadable !== undefined && documentsRead === 0) {
+    throw new InputError(unreadable.problem, { file: context.ref, location: location(unreadable.number, unreadable.line) });
+  }
+  warnUnreadable();
+  if (documentsRead === 0) {
+    throw new InputError(`no <${ROOT}> document found (expected the output of nvidia-smi -q -x)`, { file: context.ref });
+  }
+  return { records: documentsRead };
+}
+
+export const nvidiaSmiXml: SourceParser = {
+  format: 'nvidia-smi-xml',
+  description: 'nvidia-smi -q -x XML',
+  detect,
+  parse,
+};
