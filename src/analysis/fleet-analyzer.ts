@@ -1,0 +1,345 @@
+/**
+ * The streaming sink that turns observation events into per-GPU report entries.
+ *
+ * While reading, state is kept per device ref as the sources spell it and per source: a series
+ * recorder for timed samples, an accumulator for point values (no timestamp), a process table
+ * and the inventory facts. Nothing grows with the number of samples. At `finish` the refs are
+ * resolved to boards (./identity.ts), each device's series are chained into one timeline
+ * (./timeline.ts) and the GpuEntry is built (./gpu-entry.ts).
+ */
+import type { DeviceInfo, DeviceRef, GpuSample, ObservationSink, ProcessSample, SourceWarning } from '../model/observations.js';
+import type { GpuEntry } from '../model/report.js';
+import { FigureAccumulator } from './figure-accumulator.js';
+import { buildGpuEntry, type DeviceFacts, type DeviceInventory } from './gpu-entry.js';
+import { assignReportIds, type BoardIdentity, boardIdentityOf, boardKey, describeIdentity, refKey, resolveBoards } from './identity.js';
+import type { AnalysisOptions } from './options.js';
+import { ProcessTable } from './processes.js';
+import { sampleValues } from './sample-values.js';
+import { LARGEST_INTERVALS_KEPT, SeriesRecorder } from './series.js';
+import { closeTimeline, selectNonOverlapping, type SourcedSeries } from './timeline.js';
+
+export interface AnalysisWarning {
+  /** The input the warning is about, as given to `beginSource`. */
+  source: string;
+  message: string;
+}
+
+export interface FleetWindow {
+  startMs: number | null;
+  endMs: number | null;
+  seconds: number;
+}
+
+export interface FleetProfile {
+  /** instanceType, instanceTypeBasis and hourlyCostUsd are null and modelKey `unknown` until ./cost.ts fills them. */
+  gpus: GpuEntry[];
+  /** From the first sample to the end of the time the last sample stands for. */
+  window: FleetWindow;
+  warnings: AnalysisWarning[];
+  /** Inventory facts the report has no field for, by GpuEntry id (catalog look-ups need pciDeviceId). */
+  deviceFacts: ReadonlyMap<string, DeviceFacts>;
+}
+
+export interface FleetAnalyzer extends ObservationSink {
+  /** Subsequent events come from this input; series are kept per (device, source) so one file's time order never mixes with another's. */
+  beginSource(ref: string): void;
+  finish(): FleetProfile;
+}
+
+/** Sizes of what the analyzer holds, to check that it does not grow with samples. */
+export interface RetainedState {
+  deviceRefs: number;
+  series: number;
+  largestIntervalHistogramBuckets: number;
+  largestIntervalHeap: number;
+  sketchBuckets: number;
+  processes: number;
+}
+
+interface SourceState {
+  ordinal: number;
+  label: string;
+}
+
+interface RefSourceState {
+  source: SourceState;
+  series: SeriesRecorder | undefined;
+  points: FigureAccumulator | undefined;
+  pointCount: number;
+  processes: ProcessTable | undefined;
+}
+
+interface RefState {
+  board: BoardIdentity;
+  gpuInstanceId: number | undefined;
+  inventory: DeviceInventory;
+  bySource: Map<number, RefSourceState>;
+}
+
+interface DeviceGroup {
+  board: BoardIdentity;
+  gpuInstanceId: number | undefined;
+  refs: RefState[];
+}
+
+interface SeriesOfSource extends SourcedSeries {
+  label: string;
+  state: RefSourceState;
+}
+
+const samplesCount = (count: number): string => `${count} sample${count === 1 ? '' : 's'}`;
+
+export function createFleetAnalyzer(options: AnalysisOptions): FleetAnalyzer {
+  return new StreamingFleetAnalyzer(options);
+}
+
+/** The same analyzer with a look at what it holds, for memory tests and benchmarks. */
+export function createInspectableFleetAnalyzer(options: AnalysisOptions): FleetAnalyzer & { retainedState(): RetainedState } {
+  return new StreamingFleetAnalyzer(options);
+}
+
+class StreamingFleetAnalyzer implements FleetAnalyzer {
+  private readonly refs = new Map<string, RefState>();
+  private readonly sourceWarnings: AnalysisWarning[] = [];
+  private source: SourceState | undefined;
+  private sourceCount = 0;
+  private finished = false;
+
+  constructor(private readonly options: AnalysisOptions) {}
+
+  beginSource(ref: string): void {
+    this.source = { ordinal: this.sourceCount, label: ref };
+    this.sourceCount += 1;
+  }
+
+  device(info: DeviceInfo): void {
+    const inventory = this.refState(info.ref).inventory;
+    // Later documents fill gaps; the first value seen for a field stands.
+    for (const [field, value] of Object.entries(info) as [keyof DeviceInfo, unknown][]) {
+      if (field === 'ref' || value === undefined) continue;
+      (inventory as Record<string, unknown>)[field] ??= value;
+    }
+  }
+
+  sample(sample: GpuSample): void {
+    const state = this.refSourceState(sample.ref);
+    const values = sampleValues(sample);
+    if (sample.time === undefined || !Number.isFinite(sample.time)) {
+      state.points ??= new FigureAccumulator(this.options.idleThresholdPct);
+      state.points.add(values, 1);
+      state.pointCount += 1;
+      return;
+    }
+    state.series ??= new SeriesRecorder(this.options.idleThresholdPct);
+    state.series.record(sample.time, values);
+  }
+
+  process(process: ProcessSample): void {
+    const state = this.refSourceState(process.ref);
+    state.processes ??= new ProcessTable();
+    state.processes.add(process);
+  }
+
+  warn(warning: SourceWarning): void {
+    this.sourceWarnings.push({ source: this.currentSource().label, message: `${warning.location}: ${warning.message}` });
+  }
+
+  retainedState(): RetainedState {
+    const state: RetainedState = { deviceRefs: this.refs.size, series: 0, largestIntervalHistogramBuckets: 0, largestIntervalHeap: 0, sketchBuckets: 0, processes: 0 };
+    for (const ref of this.refs.values()) {
+      for (const perSource of ref.bySource.values()) {
+        if (perSource.series !== undefined) {
+          state.series += 1;
+          state.largestIntervalHistogramBuckets = Math.max(state.largestIntervalHistogramBuckets, perSource.series.intervals.bucketCount);
+          state.largestIntervalHeap = Math.max(state.largestIntervalHeap, perSource.series.longestIntervals.size);
+          state.sketchBuckets += perSource.series.figures.sketchBucketCount;
+        }
+        state.sketchBuckets += perSource.points?.sketchBucketCount ?? 0;
+        state.processes += perSource.processes?.size ?? 0;
+      }
+    }
+    return state;
+  }
+
+  finish(): FleetProfile {
+    if (this.finished) throw new Error('FleetAnalyzer.finish called twice');
+    this.finished = true;
+    const warnings: AnalysisWarning[] = [...this.sourceWarnings];
+    const { physical, mig } = this.groupDevices(warnings);
+
+    const ids = assignReportIds(physical.map(({ board }) => ({
+      host: board.host, uuid: board.uuid ?? null, pciBusId: board.pciBusId ?? null, index: board.index ?? null,
+    })));
+    const gpus: GpuEntry[] = [];
+    const deviceFacts = new Map<string, DeviceFacts>();
+    let startMs: number | null = null;
+    let endMs: number | null = null;
+
+    physical.forEach((group, position) => {
+      const parentId = ids[position]!;
+      const children = mig.filter((child) => child.board === group.board);
+      const parent = this.analyzeDevice(group, parentId, null, children.length > 0, warnings);
+      const members = [parent, ...children.map((child) =>
+        this.analyzeDevice(child, `${parentId}/${child.gpuInstanceId}`, parent, false, warnings))];
+      for (const member of members) {
+        gpus.push(member.entry);
+        deviceFacts.set(member.entry.id, member.facts);
+        if (member.firstTimeMs !== null) startMs = Math.min(startMs ?? Infinity, member.firstTimeMs);
+        if (member.endMs !== null) endMs = Math.max(endMs ?? -Infinity, member.endMs);
+      }
+    });
+
+    const seconds = startMs !== null && endMs !== null ? (endMs - startMs) / 1000 : 0;
+    return { gpus, window: { startMs, endMs, seconds }, warnings, deviceFacts };
+  }
+
+  private currentSource(): SourceState {
+    if (this.finished) throw new Error('FleetAnalyzer: events after finish');
+    if (this.source === undefined) throw new Error('FleetAnalyzer: call beginSource before sending events');
+    return this.source;
+  }
+
+  private refState(ref: DeviceRef): RefState {
+    this.currentSource();
+    const key = refKey(ref);
+    let state = this.refs.get(key);
+    if (state === undefined) {
+      state = { board: boardIdentityOf(ref), gpuInstanceId: ref.gpuInstanceId, inventory: {}, bySource: new Map() };
+      this.refs.set(key, state);
+    }
+    return state;
+  }
+
+  private refSourceState(ref: DeviceRef): RefSourceState {
+    const source = this.currentSource();
+    const byRef = this.refState(ref).bySource;
+    let state = byRef.get(source.ordinal);
+    if (state === undefined) {
+      state = { source, series: undefined, points: undefined, pointCount: 0, processes: undefined };
+      byRef.set(source.ordinal, state);
+    }
+    return state;
+  }
+
+  /** Physical devices in report order (host, index, PCI, uuid) and MIG devices sharing their parent's board object. */
+  private groupDevices(warnings: AnalysisWarning[]): { physical: DeviceGroup[]; mig: DeviceGroup[] } {
+    const refStates = [...this.refs.values()];
+    const resolution = resolveBoards(refStates.map((state) => state.board));
+    const physical = new Map<number, DeviceGroup>();
+    const mig = new Map<string, DeviceGroup>();
+    for (const state of refStates) {
+      const boardNumber = resolution.boardOf.get(boardKey(state.board));
+      if (boardNumber === undefined) {
+        const candidates = resolution.ambiguous.find((entry) => boardKey(entry.identity) === boardKey(state.board))?.candidates ?? 2;
+        for (const perSource of state.bySource.values()) {
+          warnings.push({
+            source: perSource.source.label,
+            message: `${describeIdentity(state.board, state.gpuInstanceId)} fits ${candidates} GPUs equally well; its samples and processes were left out`,
+          });
+        }
+        continue;
+      }
+      const board = resolution.boards[boardNumber]!;
+      let parent = physical.get(boardNumber);
+      if (parent === undefined) {
+        parent = { board, gpuInstanceId: undefined, refs: [] };
+        physical.set(boardNumber, parent);
+      }
+      if (state.gpuInstanceId === undefined) {
+        parent.refs.push(state);
+        continue;
+      }
+      const key = `${boardNumber}/${state.gpuInstanceId}`;
+      let child = mig.get(key);
+      if (child === undefined) {
+        child = { board, gpuInstanceId: state.gpuInstanceId, refs: [] };
+        mig.set(key, child);
+      }
+      child.refs.push(state);
+    }
+    const order = (a: DeviceGroup, b: DeviceGroup): number =>
+      a.board.host.localeCompare(b.board.host)
+      || (a.board.index ?? Infinity) - (b.board.index ?? Infinity)
+      || (a.board.pciBusId ?? '').localeCompare(b.board.pciBusId ?? '')
+      || (a.board.uuid ?? '').localeCompare(b.board.uuid ?? '')
+      || (a.gpuInstanceId ?? -1) - (b.gpuInstanceId ?? -1);
+    return { physical: [...physical.values()].sort(order), mig: [...mig.values()].sort(order) };
+  }
+
+  private analyzeDevice(
+    group: DeviceGroup,
+    id: string,
+    parent: { entry: GpuEntry; facts: DeviceFacts } | null,
+    hasMigDevices: boolean,
+    warnings: AnalysisWarning[],
+  ): { entry: GpuEntry; facts: DeviceFacts; firstTimeMs: number | null; endMs: number | null } {
+    const threshold = this.options.idleThresholdPct;
+    const inventory: DeviceInventory = {};
+    const points = new FigureAccumulator(threshold);
+    let pointCount = 0;
+    const series: SeriesOfSource[] = [];
+    for (const ref of group.refs) {
+      for (const [field, value] of Object.entries(ref.inventory)) (inventory as Record<string, unknown>)[field] ??= value;
+      for (const state of ref.bySource.values()) {
+        if (state.points !== undefined) points.merge(state.points);
+        pointCount += state.pointCount;
+        if (state.series !== undefined) series.push({ sourceOrdinal: state.source.ordinal, recorder: state.series, label: state.source.label, state });
+      }
+    }
+
+    const selection = selectNonOverlapping(series);
+    for (const { series: left, keptInstead } of selection.dropped) {
+      warnings.push({
+        source: left.label,
+        message: `GPU ${id}: its ${samplesCount(left.recorder.sampleCount)} overlap in time with the ${keptInstead.recorder.sampleCount} of ${keptInstead.label}; only those were used`,
+      });
+    }
+    for (const kept of selection.kept) {
+      const { recorder, label } = kept;
+      if (recorder.outOfOrderCount > 0) {
+        warnings.push({ source: label, message: `GPU ${id}: ${samplesCount(recorder.outOfOrderCount)} went back in time and were skipped` });
+      }
+      if (recorder.duplicateCount > 0) {
+        warnings.push({ source: label, message: `GPU ${id}: ${samplesCount(recorder.duplicateCount)} repeated a timestamp and were skipped` });
+      }
+    }
+    const timeline = closeTimeline(selection.kept, threshold);
+    for (const { label } of timeline.uncorrectedGaps) {
+      warnings.push({
+        source: label,
+        message: `GPU ${id}: more than ${LARGEST_INTERVALS_KEPT} gaps exceed twice the median sample interval; the longest were capped, the rest count in full`,
+      });
+    }
+    if (timeline.loneSample !== undefined) points.add(timeline.loneSample, 1);
+
+    const droppedStates = new Set(selection.dropped.map(({ series: left }) => left.state));
+    const processes = new ProcessTable();
+    for (const ref of group.refs) {
+      for (const state of ref.bySource.values()) {
+        if (state.processes !== undefined && !droppedStates.has(state)) processes.merge(state.processes);
+      }
+    }
+
+    const entry = buildGpuEntry({
+      id,
+      board: group.board,
+      gpuInstanceId: group.gpuInstanceId,
+      parent: parent?.entry ?? null,
+      hasMigDevices,
+      inventory,
+      timed: timeline.figures,
+      points,
+      samples: timeline.sampleCount + pointCount,
+      firstTimeMs: timeline.firstTimeMs,
+      lastTimeMs: timeline.lastTimeMs,
+      processes: processes.summaries(),
+    });
+    const facts: DeviceFacts = {
+      pciDeviceId: inventory.pciDeviceId ?? parent?.facts.pciDeviceId ?? null,
+      driverVersion: inventory.driverVersion ?? parent?.facts.driverVersion ?? null,
+      architecture: inventory.architecture ?? parent?.facts.architecture ?? null,
+      multiprocessorCount: inventory.multiprocessorCount ?? null,
+    };
+    return { entry, facts, firstTimeMs: timeline.firstTimeMs, endMs: timeline.endMs };
+  }
+}

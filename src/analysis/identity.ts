@@ -1,0 +1,168 @@
+/**
+ * Which physical GPU a DeviceRef means (DESIGN.md section 5).
+ *
+ * A board is host + UUID, with the PCI bus id breaking ties: collectors that mask identifiers
+ * print GPU-00000000-0000-0000-0000-000000000000 for every board of a host. Sources name
+ * boards with different subsets of fields (XML: uuid + PCI + index; compute-apps: uuid + PCI;
+ * dmon/pmon: index only; a CSV may give the uuid alone), so resolution happens once all refs
+ * are known, which makes it independent of the order the inputs were read in:
+ *  1. refs are taken most specific first; each joins the board whose known fields do not
+ *     conflict with its own, or starts a new board when every board conflicts;
+ *  2. when several boards fit, the one agreeing on the most fields wins; a tie means the
+ *     ref cannot be placed and it is reported, never guessed (two GPUs are never merged);
+ *  3. a UUID that is masked, or that shows up with two PCI bus ids on one host, identifies
+ *     nothing: it neither proves nor breaks a match. A distinctive UUID outranks the index,
+ *     which can shift between reboots.
+ * MIG devices are (board, GPU instance id); their refs carry the parent board's fields.
+ */
+import type { DeviceRef } from '../model/observations.js';
+
+export interface BoardIdentity {
+  host: string;
+  uuid?: string;
+  pciBusId?: string;
+  index?: number;
+}
+
+export interface AmbiguousRef {
+  identity: BoardIdentity;
+  /** How many boards fit it equally well. */
+  candidates: number;
+}
+
+export interface BoardResolution {
+  /** Boards with every field any of their refs gave. */
+  boards: BoardIdentity[];
+  /** Board number for each identity key (see `boardKey`); absent for ambiguous refs. */
+  boardOf: ReadonlyMap<string, number>;
+  ambiguous: AmbiguousRef[];
+}
+
+const MASKED_UUID = /^GPU-[0-]+$/i;
+
+export function boardIdentityOf(ref: DeviceRef): BoardIdentity {
+  const identity: BoardIdentity = { host: ref.host };
+  if (ref.uuid !== undefined && ref.uuid !== '') identity.uuid = ref.uuid;
+  if (ref.pciBusId !== undefined && ref.pciBusId !== '') identity.pciBusId = ref.pciBusId;
+  if (ref.index !== undefined && Number.isInteger(ref.index)) identity.index = ref.index;
+  return identity;
+}
+
+export function boardKey(identity: BoardIdentity): string {
+  return [identity.host, identity.uuid ?? '', identity.pciBusId ?? '', identity.index ?? ''].join('\u0000');
+}
+
+/** Key of a device ref: its board plus, for a MIG device, the GPU instance. */
+export function refKey(ref: DeviceRef): string {
+  return `${boardKey(boardIdentityOf(ref))}\u0000${ref.gpuInstanceId ?? ''}`;
+}
+
+function knownFieldCount(identity: BoardIdentity): number {
+  return (identity.uuid === undefined ? 0 : 1) + (identity.pciBusId === undefined ? 0 : 1) + (identity.index === undefined ? 0 : 1);
+}
+
+/** UUIDs that name one board: not masked, and never seen with two PCI bus ids on one host. */
+function distinctiveUuids(identities: readonly BoardIdentity[]): Set<string> {
+  const pciByUuid = new Map<string, Set<string>>();
+  for (const identity of identities) {
+    if (identity.uuid === undefined || MASKED_UUID.test(identity.uuid)) continue;
+    const key = `${identity.host}\u0000${identity.uuid}`;
+    const pcis = pciByUuid.get(key) ?? new Set<string>();
+    if (identity.pciBusId !== undefined) pcis.add(identity.pciBusId);
+    pciByUuid.set(key, pcis);
+  }
+  return new Set([...pciByUuid].filter(([, pcis]) => pcis.size <= 1).map(([key]) => key));
+}
+
+export function resolveBoards(identities: readonly BoardIdentity[]): BoardResolution {
+  const distinctive = distinctiveUuids(identities);
+  const sameDistinctiveUuid = (a: BoardIdentity, b: BoardIdentity): boolean =>
+    a.uuid !== undefined && a.uuid === b.uuid && distinctive.has(`${a.host}\u0000${a.uuid}`);
+
+  const conflicts = (board: BoardIdentity, ref: BoardIdentity): boolean => {
+    if (board.host !== ref.host) return true;
+    if (board.uuid !== undefined && ref.uuid !== undefined && board.uuid !== ref.uuid) return true;
+    if (board.pciBusId !== undefined && ref.pciBusId !== undefined && board.pciBusId !== ref.pciBusId) return true;
+    if (sameDistinctiveUuid(board, ref)) return false;
+    return board.index !== undefined && ref.index !== undefined && board.index !== ref.index;
+  };
+  const agreement = (board: BoardIdentity, ref: BoardIdentity): number =>
+    (sameDistinctiveUuid(board, ref) ? 1 : 0)
+    + (board.pciBusId !== undefined && board.pciBusId === ref.pciBusId ? 1 : 0)
+    + (board.index !== undefined && board.index === ref.index ? 1 : 0);
+
+  const unique = new Map<string, BoardIdentity>();
+  for (const identity of identities) unique.set(boardKey(identity), identity);
+  // Most specific first; among equals, first seen first (Array.prototype.sort is stable).
+  const ordered = [...unique.entries()].sort(([, a], [, b]) => knownFieldCount(b) - knownFieldCount(a));
+
+  const boards: BoardIdentity[] = [];
+  const boardOf = new Map<string, number>();
+  const ambiguous: AmbiguousRef[] = [];
+  for (const [key, identity] of ordered) {
+    const fitting = boards.map((board, number) => ({ board, number })).filter(({ board }) => !conflicts(board, identity));
+    let chosen: number | undefined;
+    if (fitting.length === 0) {
+      boards.push({ ...identity });
+      chosen = boards.length - 1;
+    } else if (fitting.length === 1) {
+      chosen = fitting[0]!.number;
+    } else {
+      const scored = fitting.map((fit) => ({ ...fit, score: agreement(fit.board, identity) })).sort((a, b) => b.score - a.score);
+      const [best, runnerUp] = scored;
+      if (best!.score > 0 && best!.score > runnerUp!.score) chosen = best!.number;
+      else ambiguous.push({ identity, candidates: scored.filter((fit) => fit.score === best!.score).length });
+    }
+    if (chosen === undefined) continue;
+    const board = boards[chosen]!;
+    board.uuid ??= identity.uuid;
+    board.pciBusId ??= identity.pciBusId;
+    board.index ??= identity.index;
+    for (const field of ['uuid', 'pciBusId', 'index'] as const) if (board[field] === undefined) delete board[field];
+    boardOf.set(key, chosen);
+  }
+  return { boards, boardOf, ambiguous };
+}
+
+/** The part of a board that names it in the report. */
+export interface NamedBoard {
+  host: string;
+  uuid: string | null;
+  pciBusId: string | null;
+  index: number | null;
+}
+
+/**
+ * Report ids: the UUID, made unique with `@host` and then `#pciBusId` only where ids collide
+ * (masked UUIDs). A board without UUID is named by its PCI bus id, else by `gpu<index>`.
+ */
+export function assignReportIds(boards: readonly NamedBoard[]): string[] {
+  const ids = boards.map((board) => board.uuid ?? board.pciBusId ?? (board.index === null ? 'gpu' : `gpu${board.index}`));
+  const suffixes: ((board: NamedBoard, position: number) => string | null)[] = [
+    (board) => `@${board.host}`,
+    (board) => (board.pciBusId === null || board.uuid === null ? null : `#${board.pciBusId}`),
+    (board) => (board.index === null ? null : `#${board.index}`),
+    (_board, position) => `#${position + 1}`,
+  ];
+  for (const suffix of suffixes) {
+    const counts = new Map<string, number>();
+    for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+    if ([...counts.values()].every((count) => count === 1)) break;
+    boards.forEach((board, position) => {
+      const extra = counts.get(ids[position]!)! > 1 ? suffix(board, position) : null;
+      if (extra !== null) ids[position] += extra;
+    });
+  }
+  return ids;
+}
+
+/** `uuid=…, pci=…, index=… on host` for messages. */
+export function describeIdentity(identity: BoardIdentity, gpuInstanceId?: number): string {
+  const fields = [
+    identity.uuid === undefined ? null : `uuid ${identity.uuid}`,
+    identity.pciBusId === undefined ? null : `PCI ${identity.pciBusId}`,
+    identity.index === undefined ? null : `index ${identity.index}`,
+    gpuInstanceId === undefined ? null : `GPU instance ${gpuInstanceId}`,
+  ].filter((field) => field !== null);
+  return `${fields.length === 0 ? 'a GPU' : fields.join(', ')} on host ${identity.host}`;
+}

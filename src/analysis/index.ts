@@ -1,0 +1,23 @@
+/**
+ * Analysis: pure functions and streaming accumulators from observation events to the GPU
+ * part of the report (DESIGN.md sections 4 and 5). Nothing here reads files or prints.
+ *
+ *   const analyzer = createFleetAnalyzer({ idleThresholdPct: 5 });
+ *   analyzer.beginSource('gpu0.csv'); await parser.parse(chunks, context, analyzer);
+ *   const profile = analyzer.finish();
+ *   const gpus = applyGpuCosts(applyModelKeys(profile.gpus, resolveModel, profile.deviceFacts), priceOf);
+ *   const findings = gpuFindings(gpus, profile.window.seconds, options);
+ *   const summary = summarizeFleet(gpus, potentialMonthlySavingsUsd);
+ */
+export { createFleetAnalyzer } from './fleet-analyzer.js';
+export type { AnalysisWarning, FleetAnalyzer, FleetProfile, FleetWindow } from './fleet-analyzer.js';
+export type { DeviceFacts } from './gpu-entry.js';
+export { DEFAULT_ANALYSIS_OPTIONS, HOURS_PER_MONTH } from './options.js';
+export type { AnalysisOptions } from './options.js';
+export { summarizeFleet } from './summary.js';
+export { gpuFindings } from './findings.js';
+export { FINDING_RULES } from './thresholds.js';
+export type { AnalysisFindingCode } from './thresholds.js';
+export { applyGpuCosts, applyModelKeys } from './cost.js';
+export type { GpuPrice } from './cost.js';
+export { COMPUTE_LADDER } from './compute-ladder.js';

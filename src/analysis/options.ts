@@ -1,0 +1,13 @@
+/** Settings of the analysis, handed down from config/ and the CLI as plain data. */
+
+export interface AnalysisOptions {
+  /** A sample whose compute signal is below this percentage is idle (strictly below). */
+  idleThresholdPct: number;
+}
+
+export const DEFAULT_ANALYSIS_OPTIONS: AnalysisOptions = { idleThresholdPct: 5 };
+
+/** "Monthly" figures are this many hours (DESIGN.md section 5). */
+export const HOURS_PER_MONTH = 730;
+
+export const MS_PER_HOUR = 3_600_000;

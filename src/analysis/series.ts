@@ -1,0 +1,110 @@
+/**
+ * One time series: the timed samples of one device from one source, in the source's order.
+ *
+ * A sample stands for the time until the next sample of its series, capped at twice the
+ * series' median interval; the last sample stands for the median interval (DESIGN.md
+ * section 5). The median is only known at the end and memory must not grow with samples, so:
+ *  - each sample is added to the figures with its full, uncapped interval as soon as the next
+ *    sample arrives;
+ *  - every interval goes into a bounded histogram (a quantile sketch of counts), which gives
+ *    the median at the end within 0.5 %;
+ *  - the LARGEST_INTERVALS_KEPT longest intervals are remembered with the sample they
+ *    weighted; at the end the part of each beyond the cap is subtracted again.
+ * If more gaps than that exceed the cap, the shorter of them keep their full weight and
+ * `close` reports it so that the analyzer can warn.
+ *
+ * A sample older than the one before it, or a second reading of a field at the same
+ * timestamp, is dropped and counted. A reading at the same timestamp that only adds fields
+ * the sample lacked is merged into it: some sources send one metric per line.
+ */
+import { FigureAccumulator } from './figure-accumulator.js';
+import { fillMissing, type SampleValues, sharesAField } from './sample-values.js';
+import { LargestK } from './stats/largest-k.js';
+import { INTERVAL_MS_RANGE, WeightedQuantileSketch } from './stats/weighted-quantile-sketch.js';
+
+export const LARGEST_INTERVALS_KEPT = 4096;
+/** Cap on a sample's weight, in median intervals. */
+export const GAP_CAP_MEDIAN_INTERVALS = 2;
+
+export type SampleOutcome = 'recorded' | 'merged' | 'out-of-order' | 'duplicate';
+
+export interface CloseResult {
+  /** Some interval longer than the cap was not among the kept longest ones and counts in full. */
+  uncorrectedGaps: boolean;
+}
+
+export class SeriesRecorder {
+  /** Weighted figures of the committed samples (all but the pending last one). */
+  readonly figures: FigureAccumulator;
+  readonly intervals = new WeightedQuantileSketch(INTERVAL_MS_RANGE);
+  readonly longestIntervals = new LargestK<SampleValues>(LARGEST_INTERVALS_KEPT);
+  firstTimeMs = Number.NaN;
+  lastTimeMs = Number.NaN;
+  sampleCount = 0;
+  outOfOrderCount = 0;
+  duplicateCount = 0;
+  private pending: SampleValues | undefined;
+  private closed = false;
+
+  constructor(idleThresholdPct: number) {
+    this.figures = new FigureAccumulator(idleThresholdPct);
+  }
+
+  record(timeMs: number, values: SampleValues): SampleOutcome {
+    if (this.closed) throw new Error('SeriesRecorder.record after close');
+    if (this.pending === undefined) {
+      this.pending = values;
+      this.firstTimeMs = timeMs;
+      this.lastTimeMs = timeMs;
+      this.sampleCount = 1;
+      return 'recorded';
+    }
+    if (timeMs < this.lastTimeMs) {
+      this.outOfOrderCount += 1;
+      return 'out-of-order';
+    }
+    if (timeMs === this.lastTimeMs) {
+      if (sharesAField(this.pending, values)) {
+        this.duplicateCount += 1;
+        return 'duplicate';
+      }
+      fillMissing(this.pending, values);
+      return 'merged';
+    }
+    this.commit(this.pending, timeMs - this.lastTimeMs);
+    this.pending = values;
+    this.lastTimeMs = timeMs;
+    this.sampleCount += 1;
+    return 'recorded';
+  }
+
+  /** Median interval between consecutive samples, null for a series of one sample. */
+  medianIntervalMs(): number | null {
+    return this.intervals.quantile(0.5);
+  }
+
+  /** The last sample, not yet weighted. */
+  get lastSample(): SampleValues | undefined {
+    return this.pending;
+  }
+
+  /**
+   * Takes back what each remembered interval exceeds `capMs` by, then weights the last sample
+   * with `lastWeightMs` (pass 0 to leave it out, e.g. when it becomes a point value).
+   */
+  close(capMs: number, lastWeightMs: number): CloseResult {
+    if (this.closed) throw new Error('SeriesRecorder.close called twice');
+    this.closed = true;
+    for (const { key: intervalMs, item: values } of this.longestIntervals.entries()) {
+      if (intervalMs > capMs) this.figures.add(values, -(intervalMs - capMs));
+    }
+    if (this.pending !== undefined && lastWeightMs > 0) this.figures.add(this.pending, lastWeightMs);
+    return { uncorrectedGaps: this.longestIntervals.largestDroppedKey > capMs };
+  }
+
+  private commit(values: SampleValues, intervalMs: number): void {
+    this.figures.add(values, intervalMs);
+    this.intervals.add(intervalMs, 1);
+    this.longestIntervals.offer(intervalMs, values);
+  }
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { createFleetAnalyzer } from '../../src/analysis/index.js';
+import { at, gpu0, gpu1 } from './events.js';
+
+describe('the analyzer as a sink', () => {
+  it('needs beginSource before events, and takes none after finish', () => {
+    const analyzer = createFleetAnalyzer({ idleThresholdPct: 5 });
+    expect(() => analyzer.sample({ ref: gpu0, time: at(0) })).toThrow(/beginSource/);
+    analyzer.beginSource('a.csv');
+    analyzer.sample({ ref: gpu0, time: at(0) });
+    analyzer.finish();
+    expect(() => analyzer.sample({ ref: gpu0, time: at(60) })).toThrow(/after finish/);
+    expect(() => analyzer.finish()).toThrow(/twice/);
+  });
+
+  it('passes the parsers\' warnings on with the source they came from', () => {
+    const analyzer = createFleetAnalyzer({ idleThresholdPct: 5 });
+    analyzer.beginSource('a.csv');
+    analyzer.warn({ location: 'line 17', message: 'expected 12 cells, found 11' });
+    expect(analyzer.finish().warnings).toEqual([{ source: 'a.csv', message: 'line 17: expected 12 cells, found 11' }]);
+  });
+
+  it('spans the fleet window over every device', () => {
+    // gpu0 at 0 and 60 s (ends 120 s), gpu1 at 30 and 90 s (ends 150 s): 0 .. 150 s
+    const analyzer = createFleetAnalyzer({ idleThresholdPct: 5 });
+    analyzer.beginSource('fleet.csv');
+    for (const [ref, second] of [[gpu0, 0], [gpu1, 30], [gpu0, 60], [gpu1, 90]] as const) analyzer.sample({ ref, time: at(second), utilizationPct: 1 });
+    expect(analyzer.finish().window).toEqual({ startMs: at(0), endMs: at(150), seconds: 150 });
+  });
+
+  it('fills inventory gaps from later documents without overwriting what is known', () => {
+    const analyzer = createFleetAnalyzer({ idleThresholdPct: 5 });
+    analyzer.beginSource('a.xml');
+    analyzer.device({ ref: gpu0, model: 'NVIDIA H100 80GB HBM3' });
+    analyzer.device({ ref: gpu0, model: 'something else', memoryTotalMiB: 81559, driverVersion: '550.54.15' });
+    const profile = analyzer.finish();
+    expect(profile.gpus[0]).toMatchObject({ model: 'NVIDIA H100 80GB HBM3', memoryTotalMiB: 81559, samples: 0, utilization: null, computeBasis: 'unknown' });
+    expect(profile.deviceFacts.get(profile.gpus[0]!.id)).toMatchObject({ driverVersion: '550.54.15' });
+  });
+
+  it('derives VRAM headroom from the peak', () => {
+    // total 23028 MiB, peak 17271 MiB -> headroom 5757 MiB = 25 %
+    const analyzer = createFleetAnalyzer({ idleThresholdPct: 5 });
+    analyzer.beginSource('q.csv');
+    analyzer.sample({ ref: gpu0, time: at(0), memoryUsedMiB: 1000, memoryTotalMiB: 23028 });
+    analyzer.sample({ ref: gpu0, time: at(60), memoryUsedMiB: 17271, memoryTotalMiB: 23028 });
+    expect(analyzer.finish().gpus[0]).toMatchObject({ memoryTotalMiB: 23028, vramHeadroomMiB: 5757, vramHeadroomPct: 25 });
+  });
+});

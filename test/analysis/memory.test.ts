@@ -1,0 +1,42 @@
+/**
+ * What the analyzer holds must not grow with samples: per series a bounded interval histogram,
+ * at most LARGEST_INTERVALS_KEPT remembered gaps and bounded quantile sketches (not timed).
+ */
+import { describe, expect, it } from 'vitest';
+import { createInspectableFleetAnalyzer } from '../../src/analysis/fleet-analyzer.js';
+import { LARGEST_INTERVALS_KEPT } from '../../src/analysis/series.js';
+import { INTERVAL_MS_RANGE, MIB_RANGE, PERCENT_RANGE, WeightedQuantileSketch } from '../../src/analysis/stats/weighted-quantile-sketch.js';
+import { gpu0, T0 } from './events.js';
+
+describe('a million samples of one GPU', () => {
+  it('keep the retained state under its caps', () => {
+    const analyzer = createInspectableFleetAnalyzer({ idleThresholdPct: 5 });
+    analyzer.beginSource('long.csv');
+    let time = T0;
+    const sizes: ReturnType<typeof analyzer.retainedState>[] = [];
+    for (let i = 0; i < 1_000_000; i += 1) {
+      // 1 s cadence with up to 20 ms of jitter, and a 10-60 min outage every 150 samples
+      // (6,666 gaps: more than the 4,096 that can be corrected).
+      time += i % 150 === 149 ? 600_000 + (i % 3000) * 1000 : 1000 + (i % 21);
+      analyzer.sample({ ref: gpu0, time, utilizationPct: (i * 7) % 101, memoryUsedMiB: (i * 7919) % 81920, smActivePct: ((i * 13) % 10_000) / 100 });
+      if (i % 250_000 === 0) sizes.push(analyzer.retainedState());
+    }
+    const end = analyzer.retainedState();
+    const profile = analyzer.finish();
+
+    expect(end.deviceRefs).toBe(1);
+    expect(end.series).toBe(1);
+    expect(end.largestIntervalHeap).toBe(LARGEST_INTERVALS_KEPT);
+    expect(end.largestIntervalHistogramBuckets).toBeLessThanOrEqual(WeightedQuantileSketch.maxBucketCount(INTERVAL_MS_RANGE));
+    expect(end.sketchBuckets).toBeLessThanOrEqual(4 * WeightedQuantileSketch.maxBucketCount(PERCENT_RANGE) + WeightedQuantileSketch.maxBucketCount(MIB_RANGE));
+    // Past the first quarter nothing grows any more: the state is a function of distinct values, not of samples.
+    expect(sizes.at(-1)!.sketchBuckets).toBe(end.sketchBuckets);
+
+    const gpu = profile.gpus[0]!;
+    expect(gpu.samples).toBe(1_000_000);
+    expect(profile.warnings).toEqual([{
+      source: 'long.csv',
+      message: `GPU ${gpu.id}: more than ${LARGEST_INTERVALS_KEPT} gaps exceed twice the median sample interval; the longest were capped, the rest count in full`,
+    }]);
+  });
+});
