@@ -103,7 +103,7 @@ describe('nvidia-smi XML conformance: every corpus file', () => {
 describe('nvidia-smi XML conformance: hand-checked files', () => {
   it('netdata-a100-sxm4-mig.xml: A100-SXM4-40GB with two 3g.20gb MIG devices, GPU utilization N/A', async () => {
     const { sink } = await parseFile(corpusPath(FOLDER, 'netdata-a100-sxm4-mig.xml'));
-    const gpuRef = { host: HOST, uuid: 'GPU-27b94a00-ed54-5c24-b1fd-1054085de32a', pciBusId: '00000000:00:04.0' };
+    const gpuRef = { host: HOST, uuid: 'GPU-27b94a00-ed54-5c24-b1fd-1054085de32a', pciBusId: '00000000:00:04.0', index: 0 /* attached_gpus 1, one <gpu>: position is the index */ };
     const instance1 = { ...gpuRef, gpuInstanceId: 1, computeInstanceId: 0 };
     const instance2 = { ...gpuRef, gpuInstanceId: 2, computeInstanceId: 0 };
     const time = Date.UTC(2023, 0, 27, 11, 32, 31); // Fri Jan 27 11:32:31 2023
@@ -140,7 +140,7 @@ describe('nvidia-smi XML conformance: hand-checked files', () => {
 
   it('netdata-rtx-2080-win.xml: Windows (WDDM), 26 C+G processes whose memory is N/A', async () => {
     const { sink } = await parseFile(corpusPath(FOLDER, 'netdata-rtx-2080-win.xml'));
-    const ref = { host: HOST, uuid: 'GPU-fbd55ed4-1eec-4423-0a47-ad594b4333e3', pciBusId: '00000000:0A:00.0' };
+    const ref = { host: HOST, uuid: 'GPU-fbd55ed4-1eec-4423-0a47-ad594b4333e3', pciBusId: '00000000:0A:00.0', index: 0 /* attached_gpus 1, one <gpu>: position is the index */ };
     const time = Date.UTC(2022, 8, 20, 14, 7, 39); // Tue Sep 20 14:07:39 2022
     expect(sink.devices).toEqual([
       // current_mig is N/A: no migMode.
@@ -183,7 +183,7 @@ describe('nvidia-smi XML conformance: hand-checked files', () => {
 
   it('telegraf-gtx-1070-ti.xml: a cut-down v10 excerpt without timestamp, driver or process list', async () => {
     const { sink } = await parseFile(corpusPath(FOLDER, 'telegraf-gtx-1070-ti.xml'));
-    const ref = { host: HOST, uuid: 'GPU-f9ba66fc-a7f5-94c5-da19-019ef2f9c665', pciBusId: '00000000:01:00.0' };
+    const ref = { host: HOST, uuid: 'GPU-f9ba66fc-a7f5-94c5-da19-019ef2f9c665', pciBusId: '00000000:01:00.0' /* no attached_gpus: index unknown */ };
     expect(sink.devices).toEqual([{ ref, model: 'GeForce GTX 1070 Ti', memoryTotalMiB: 4096 }]);
     // power_draw is N/A; no <pci> throughput, no <processes>: those figures are unknown, not 0.
     expect(sink.samples).toEqual([{ ref, utilizationPct: 0, memoryUtilizationPct: 0, memoryUsedMiB: 42, memoryTotalMiB: 4096 }]);
@@ -192,7 +192,7 @@ describe('nvidia-smi XML conformance: hand-checked files', () => {
 
   it('telegraf-gtx-1660-ti.xml: driver 418 without DOCTYPE or product_architecture, an engineering board name', async () => {
     const { sink } = await parseFile(corpusPath(FOLDER, 'telegraf-gtx-1660-ti.xml'));
-    const ref = { host: HOST, uuid: 'GPU-304a277d-3545-63b8-3a36-dfde3c992989', pciBusId: '00000000:43:00.0' };
+    const ref = { host: HOST, uuid: 'GPU-304a277d-3545-63b8-3a36-dfde3c992989', pciBusId: '00000000:43:00.0', index: 0 /* attached_gpus 1, one <gpu>: position is the index */ };
     const time = Date.UTC(2019, 2, 29, 19, 19, 44); // Fri Mar 29 19:19:44 2019
     expect(sink.devices).toEqual([{ ref, model: 'Graphics Device', memoryTotalMiB: 5912, pciDeviceId: '218410DE', driverVersion: '418.43' }]);
     expect(sink.samples).toEqual([

@@ -65,8 +65,13 @@ export class NvidiaSmiDocumentMapper {
     const reader = new DocumentReader(document, this.report);
     const time = this.readTime(root, reader);
     const driverVersion = presentText(child(root, 'driver_version'));
-    children(root, 'gpu').forEach((gpu, position) => {
-      this.mapGpu(gpu, position, { time, driverVersion }, reader);
+    const gpus = children(root, 'gpu');
+    // nvidia-smi lists GPUs in index order, so position is the index, but only when the document
+    // holds all of them: `nvidia-smi -q -x -i 3` prints GPU 3 alone, at position 0.
+    const attached = Number(presentText(child(root, 'attached_gpus')));
+    const positionIsIndex = attached === gpus.length;
+    gpus.forEach((gpu, position) => {
+      this.mapGpu(gpu, position, { time, driverVersion, index: positionIsIndex ? position : undefined }, reader);
     });
   }
 
@@ -78,7 +83,12 @@ export class NvidiaSmiDocumentMapper {
     return time;
   }
 
-  private mapGpu(gpu: XmlNode, position: number, documentFacts: { time: number | undefined; driverVersion: string | undefined }, reader: DocumentReader): void {
+  private mapGpu(
+    gpu: XmlNode,
+    position: number,
+    documentFacts: { time: number | undefined; driverVersion: string | undefined; index: number | undefined },
+    reader: DocumentReader,
+  ): void {
     const { time } = documentFacts;
     const busIdText = attributeOf(gpu, 'id');
     const pciBusId = busIdText === undefined ? undefined : normalisePciBusId(busIdText.trim());
@@ -86,7 +96,7 @@ export class NvidiaSmiDocumentMapper {
     const label = `GPU ${pciBusId ?? uuid ?? `#${position + 1}`}`;
     if (busIdText !== undefined && pciBusId === undefined) reader.problem(`${label}: id ${JSON.stringify(busIdText)} is not a PCI bus id`);
     if (pciBusId === undefined && uuid === undefined) reader.problem(`${label}: has neither a PCI bus id nor a uuid; it cannot be told apart from other GPUs`);
-    const ref: DeviceRef = definedOnly({ host: this.host, uuid, pciBusId });
+    const ref: DeviceRef = definedOnly({ host: this.host, uuid, pciBusId, index: documentFacts.index });
     const at = (path: readonly string[]): ValueAt => ({ node: descend(gpu, path), where: `${label}: ${path.join('/')}` });
 
     const model = presentText(child(gpu, 'product_name'));
