@@ -1,0 +1,75 @@
+/**
+ * `nvidia-smi dmon [-s ...] [-o DT]`: one row per GPU per interval.
+ *
+ *   # gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk
+ *   # Idx      W      C      C      %      %      %      %      %      %    MHz    MHz
+ *       0    630     53     41    100      8      0      0      0      0   3201   1980
+ *
+ * Without `-o DT` the rows carry no time, so their samples are point values.
+ */
+import { InputError } from '../model/errors.js';
+import type { GpuSample } from '../model/observations.js';
+import type { ParseResult, SourceParser } from './types.js';
+import { DeviceInventory, DeviceRefs } from './text/devices.js';
+import { forEachLine, leadingLines } from './text/lines.js';
+import { applyMetrics, checkRow, metricColumns, MonitorTable, parseMonitorHeader, warnTimeWithoutDate } from './text/monitor-table.js';
+import type { MonitorMetric } from './text/monitor-table.js';
+import { WarningLimiter } from './text/warnings.js';
+
+/**
+ * The dmon columns gpu-audit reads. `sm` is the same NVML utilization as `utilization.gpu`
+ * (share of time a kernel ran), not SM occupancy. nvidia-smi labels binary units in dmon
+ * with decimal names: `fb` "MB" is the MiB figure `memory.used [MiB]` shows, and the PCIe
+ * "MB/s" are MiB/s of NVML's KiB/s counter, hence x1024.
+ */
+const DMON_METRICS: Readonly<Record<string, MonitorMetric<GpuSample>>> = {
+  sm: { unit: '%', set: (sample, value) => { sample.utilizationPct = value; } },
+  mem: { unit: '%', set: (sample, value) => { sample.memoryUtilizationPct = value; } },
+  pwr: { unit: 'W', set: (sample, value) => { sample.powerW = value; } },
+  fb: { unit: 'MB', set: (sample, value) => { sample.memoryUsedMiB = value; } },
+  rxpci: { unit: 'MB/s', set: (sample, value) => { sample.pcieRxKiBps = value * 1024; } },
+  txpci: { unit: 'MB/s', set: (sample, value) => { sample.pcieTxKiBps = value * 1024; } },
+};
+
+export const nvidiaSmiDmon: SourceParser = {
+  format: 'nvidia-smi-dmon',
+  description: 'nvidia-smi dmon text (any -s selection, optional -o DT)',
+  detect(head) {
+    const [first] = leadingLines(head, 1);
+    return first !== undefined && parseMonitorHeader(first, 'dmon') !== undefined;
+  },
+  async parse(chunks, context, sink): Promise<ParseResult> {
+    const warnings = new WarningLimiter(sink);
+    const { warn } = warnings;
+    const table = new MonitorTable(context.ref, 'dmon');
+    const refs = new DeviceRefs(context.host);
+    const inventory = new DeviceInventory(sink);
+    let metrics: (MonitorMetric<GpuSample> | undefined)[] = [];
+    let records = 0;
+
+    const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => {
+      const kind = table.read(line, lineNumber);
+      const layout = table.layout;
+      if (kind === 'skip' || layout === undefined) return;
+      if (kind === 'header' || kind === 'units') {
+        metrics = metricColumns(layout, DMON_METRICS, warn);
+        if (kind === 'header') warnTimeWithoutDate(layout, warn);
+        return;
+      }
+      const key = checkRow(table, lineNumber, context.timeZone, warn);
+      if (key === undefined) return;
+      const ref = refs.get(undefined, undefined, key.index);
+      const sample: GpuSample = { ref };
+      if (key.time !== undefined) sample.time = key.time;
+      applyMetrics(table, metrics, sample, lineNumber, warn);
+      records += 1;
+      inventory.report(ref);
+      sink.sample(sample);
+    });
+    if (table.layout === undefined) {
+      throw new InputError('no "# gpu ..." header line: expected nvidia-smi dmon output', { file: context.ref, location: `line ${Math.max(1, lines)}` });
+    }
+    warnings.finish(`line ${lines}`);
+    return { records };
+  },
+};

@@ -1,0 +1,96 @@
+/**
+ * `nvidia-smi pmon [-s um] [-o DT]`: one row per process per GPU per interval.
+ *
+ *   # gpu         pid   type     sm    mem    enc    dec    jpg    ofa    command
+ *   # Idx           #    C/G      %      %      %      %      %      %    name
+ *       0       5267     C      7      3     99      -      -      -    ffmpeg
+ *       0          -     -      -      -      -      -      -      -    -
+ *
+ * A GPU without processes gets a row of dashes. `command` is cut to about 15 characters
+ * and may contain spaces (`NVIDIA Overlay.`). pmon's `mem` is memory-bandwidth
+ * utilization, not memory held; the memory held is `fb` (with `-s m`).
+ */
+import { InputError } from '../model/errors.js';
+import type { ProcessSample, ProcessType } from '../model/observations.js';
+import type { ParseResult, SourceParser } from './types.js';
+import { DeviceInventory, DeviceRefs } from './text/devices.js';
+import { forEachLine, leadingLines } from './text/lines.js';
+import { applyMetrics, checkRow, metricColumns, MonitorTable, parseMonitorHeader, warnTimeWithoutDate } from './text/monitor-table.js';
+import type { MonitorMetric } from './text/monitor-table.js';
+import { isMonitorDash, parseCount } from './text/values.js';
+import { WarningLimiter } from './text/warnings.js';
+
+/** As in dmon, "MB" is nvidia-smi's label for MiB. */
+const PMON_METRICS: Readonly<Record<string, MonitorMetric<ProcessSample>>> = {
+  sm: { unit: '%', set: (process, value) => { process.smPct = value; } },
+  fb: { unit: 'MB', set: (process, value) => { process.usedMemoryMiB = value; } },
+};
+
+/** pmon also prints `M` and `M+C` for MPS clients; the model has no type for those, so they stay unset. */
+const PROCESS_TYPES: Readonly<Record<string, ProcessType>> = { C: 'C', G: 'G', 'C+G': 'C+G' };
+
+export const nvidiaSmiPmon: SourceParser = {
+  format: 'nvidia-smi-pmon',
+  description: 'nvidia-smi pmon text (any -s selection, optional -o DT)',
+  detect(head) {
+    const [first] = leadingLines(head, 1);
+    return first !== undefined && parseMonitorHeader(first, 'pmon') !== undefined;
+  },
+  async parse(chunks, context, sink): Promise<ParseResult> {
+    const warnings = new WarningLimiter(sink);
+    const { warn } = warnings;
+    const table = new MonitorTable(context.ref, 'pmon');
+    const refs = new DeviceRefs(context.host);
+    const inventory = new DeviceInventory(sink);
+    let metrics: (MonitorMetric<ProcessSample> | undefined)[] = [];
+    // Positions in the current layout; `pid` always follows `gpu` (parseMonitorHeader checks).
+    let pidColumn = -1;
+    let typeColumn = -1;
+    let commandColumn = -1;
+    let records = 0;
+
+    const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => {
+      const kind = table.read(line, lineNumber);
+      const layout = table.layout;
+      if (kind === 'skip' || layout === undefined) return;
+      if (kind === 'header' || kind === 'units') {
+        metrics = metricColumns(layout, PMON_METRICS, warn);
+        pidColumn = layout.names.indexOf('pid');
+        typeColumn = layout.names.indexOf('type');
+        commandColumn = layout.names.indexOf('command');
+        if (kind === 'header') warnTimeWithoutDate(layout, warn);
+        return;
+      }
+      const key = checkRow(table, lineNumber, context.timeZone, warn);
+      if (key === undefined) return;
+      const { fields } = table;
+      const pidText = fields[pidColumn]!;
+      const ref = refs.get(undefined, undefined, key.index);
+      if (isMonitorDash(pidText)) {
+        // An idle GPU: seen, with no process on it.
+        records += 1;
+        inventory.report(ref);
+        return;
+      }
+      const pid = parseCount(pidText);
+      if (Number.isNaN(pid)) {
+        warn(`line ${lineNumber}`, `pid: cannot read "${pidText}"; row skipped`);
+        return;
+      }
+      const command = commandColumn < 0 ? '-' : fields[commandColumn]!;
+      const process: ProcessSample = { ref, pid, name: isMonitorDash(command) ? '' : command };
+      if (key.time !== undefined) process.time = key.time;
+      const type = typeColumn < 0 ? undefined : PROCESS_TYPES[fields[typeColumn]!];
+      if (type !== undefined) process.type = type;
+      applyMetrics(table, metrics, process, lineNumber, warn);
+      records += 1;
+      inventory.report(ref);
+      sink.process(process);
+    });
+    if (table.layout === undefined) {
+      throw new InputError('no "# gpu pid type ..." header line: expected nvidia-smi pmon output', { file: context.ref, location: `line ${Math.max(1, lines)}` });
+    }
+    warnings.finish(`line ${lines}`);
+    return { records };
+  },
+};

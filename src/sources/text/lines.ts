@@ -1,0 +1,113 @@
+/**
+ * Line splitting for the text formats. Input arrives as decoded chunks that may end
+ * anywhere (inside a line, between `\r` and `\n`); parsers want whole lines, numbered
+ * from 1, without the line end and without a leading byte-order mark.
+ */
+import { InputError } from '../../model/errors.js';
+
+export type LineHandler = (line: string, lineNumber: number) => void;
+
+/**
+ * No nvidia-smi text line comes near this (the widest, a `--query-gpu` header with every
+ * field, is about 10,000 characters). A longer "line" means the input is not text of ours,
+ * and holding it would make memory grow with the input.
+ */
+export const MAX_LINE_CHARS = 1 << 20;
+
+const BYTE_ORDER_MARK = 0xfeff;
+const CARRIAGE_RETURN = 0x0d;
+
+/**
+ * Push chunks in, get whole lines out through a callback (a callback, not an async
+ * iterator, because a 1 GB log has tens of millions of lines and a promise per line
+ * costs more than the parsing). Pieces of an unfinished line are kept in a list and
+ * joined once, so a long line split over many chunks costs linear time.
+ */
+export class LineSplitter {
+  private readonly pieces: string[] = [];
+  private pendingChars = 0;
+  private lineNumber = 0;
+  private started = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly onLine: LineHandler,
+  ) {}
+
+  push(chunk: string): void {
+    if (chunk.length === 0) return;
+    if (!this.started) {
+      this.started = true;
+      if (chunk.charCodeAt(0) === BYTE_ORDER_MARK) chunk = chunk.slice(1);
+    }
+    let start = 0;
+    let newline = chunk.indexOf('\n');
+    while (newline !== -1) {
+      let line = chunk.slice(start, newline);
+      if (this.pieces.length > 0) {
+        this.pieces.push(line);
+        line = this.pieces.join('');
+        this.pieces.length = 0;
+        this.pendingChars = 0;
+      }
+      this.emit(line);
+      start = newline + 1;
+      newline = chunk.indexOf('\n', start);
+    }
+    if (start < chunk.length) {
+      this.pieces.push(start === 0 ? chunk : chunk.slice(start));
+      this.pendingChars += chunk.length - start;
+      if (this.pendingChars > MAX_LINE_CHARS) {
+        throw new InputError(`line longer than ${MAX_LINE_CHARS} characters: not nvidia-smi text output`, {
+          file: this.file,
+          location: `line ${this.lineNumber + 1}`,
+        });
+      }
+    }
+  }
+
+  /** Emits the last line when the input does not end with a newline. */
+  finish(): void {
+    if (this.pieces.length === 0) return;
+    const line = this.pieces.join('');
+    this.pieces.length = 0;
+    this.pendingChars = 0;
+    this.emit(line);
+  }
+
+  /** Lines emitted so far (the number of the last one). */
+  get linesRead(): number {
+    return this.lineNumber;
+  }
+
+  private emit(line: string): void {
+    this.lineNumber += 1;
+    const end = line.length - 1;
+    this.onLine(end >= 0 && line.charCodeAt(end) === CARRIAGE_RETURN ? line.slice(0, end) : line, this.lineNumber);
+  }
+}
+
+/** Reads every chunk and calls `onLine` for each line; returns the number of lines. */
+export async function forEachLine(chunks: AsyncIterable<string>, file: string, onLine: LineHandler): Promise<number> {
+  const splitter = new LineSplitter(file, onLine);
+  for await (const chunk of chunks) splitter.push(chunk);
+  splitter.finish();
+  return splitter.linesRead;
+}
+
+/**
+ * The first `count` non-blank lines of a detection head, with BOM and `\r` removed.
+ * The last one may be cut short where the head ends.
+ */
+export function leadingLines(head: string, count: number): string[] {
+  const lines: string[] = [];
+  let start = head.charCodeAt(0) === BYTE_ORDER_MARK ? 1 : 0;
+  while (lines.length < count && start < head.length) {
+    const newline = head.indexOf('\n', start);
+    const end = newline === -1 ? head.length : newline;
+    const line = head.slice(start, end).replace(/\r$/, '');
+    if (line.trim() !== '') lines.push(line);
+    start = end + 1;
+  }
+  return lines;
+}

@@ -1,0 +1,52 @@
+/**
+ * nvidia-smi's CSV timestamp (`2026/07/14 09:00:44.579`, local wall-clock time) for every
+ * row of a looped log. parseLocalTimestamp does the work; this only avoids redoing the
+ * zone arithmetic for each row of the same minute, which all GPUs of one `-l` tick share.
+ * Zone offsets change only on whole minutes, so minute start + seconds is exact, and it
+ * gives what parseLocalTimestamp gives for the whole text (tested against it).
+ */
+import { parseLocalTimestamp } from '../timestamps.js';
+
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/** `YYYY/MM/DD HH:MM` */
+const MINUTE_CHARS = 16;
+
+function digitAt(text: string, position: number): number {
+  const code = text.charCodeAt(position);
+  return code >= ZERO && code <= NINE ? code - ZERO : Number.NaN;
+}
+
+export class LocalTimestampReader {
+  private minutePrefix = '';
+  private minuteStartMs: number | undefined;
+
+  constructor(private readonly timeZone: string) {}
+
+  /** Epoch ms, or undefined for text that is not a timestamp parseLocalTimestamp reads. */
+  read(text: string): number | undefined {
+    const secondsMs = this.secondsWithinMinute(text);
+    if (secondsMs === undefined) return parseLocalTimestamp(text, this.timeZone);
+    if (!text.startsWith(this.minutePrefix) || this.minutePrefix === '') {
+      this.minutePrefix = text.slice(0, MINUTE_CHARS);
+      this.minuteStartMs = parseLocalTimestamp(`${this.minutePrefix}:00`, this.timeZone);
+    }
+    return this.minuteStartMs === undefined ? undefined : this.minuteStartMs + secondsMs;
+  }
+
+  /**
+   * Milliseconds past the minute for exactly `YYYY/MM/DD HH:MM:SS` or `...:SS.mmm`;
+   * undefined for any other shape (including second 60), which takes the general path.
+   */
+  private secondsWithinMinute(text: string): number | undefined {
+    const length = text.length;
+    if ((length !== 19 && length !== 23) || text.charCodeAt(MINUTE_CHARS) !== 0x3a /* : */) return undefined;
+    const seconds = digitAt(text, 17) * 10 + digitAt(text, 18);
+    if (!(seconds <= 59)) return undefined;
+    if (length === 19) return seconds * 1000;
+    if (text.charCodeAt(19) !== 0x2e /* . */) return undefined;
+    const ms = digitAt(text, 20) * 100 + digitAt(text, 21) * 10 + digitAt(text, 22);
+    return Number.isNaN(ms) ? undefined : seconds * 1000 + ms;
+  }
+}

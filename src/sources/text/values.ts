@@ -1,0 +1,109 @@
+/**
+ * Reading single values as nvidia-smi prints them in its text outputs. These run for
+ * every cell of every row of large logs, so they scan characters instead of using
+ * regular expressions, and the few that need a pattern memoise their answers (a log
+ * repeats the same handful of bus ids and device ids millions of times).
+ */
+
+const OPEN_BRACKET = 0x5b; // [
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/**
+ * nvidia-smi's ways of saying "no value": any bracketed text (`[N/A]`, `[Not Supported]`,
+ * `[Insufficient Permissions]`, `[Unknown Error]`, `[Requested functionality has been
+ * deprecated]`, `[Function Not Found]` ...), a bare `N/A` (a few newer fields), or nothing.
+ * A missing value is never read as 0.
+ */
+export function isMissingCell(cell: string): boolean {
+  return cell.length === 0 || cell.charCodeAt(0) === OPEN_BRACKET || cell === 'N/A';
+}
+
+/** dmon and pmon print `-` where a column has no value. */
+export function isMonitorDash(field: string): boolean {
+  return field === '-';
+}
+
+/**
+ * A plain decimal (`12`, `-3`, `433.78`), or NaN for anything else. Stricter than
+ * Number(): no empty string as 0, no hex, no exponent, no surrounding space.
+ */
+export function parseDecimal(text: string): number {
+  const length = text.length;
+  const negative = length > 0 && text.charCodeAt(0) === MINUS;
+  let position = negative ? 1 : 0;
+  let digits = 0;
+  let dots = 0;
+  // Whole numbers, most of what nvidia-smi prints, are summed here; decimals go to Number().
+  let whole = 0;
+  for (; position < length; position += 1) {
+    const code = text.charCodeAt(position);
+    if (code >= ZERO && code <= NINE) {
+      digits += 1;
+      whole = whole * 10 + (code - ZERO);
+    } else if (code === DOT && dots === 0) dots += 1;
+    else return Number.NaN;
+  }
+  if (digits === 0) return Number.NaN;
+  if (dots === 0 && digits <= 15) return negative ? -whole : whole;
+  return Number(text);
+}
+
+/** A non-negative whole number (index, pid), or NaN. */
+export function parseCount(text: string): number {
+  const value = parseDecimal(text);
+  return Number.isInteger(value) && value >= 0 ? value : Number.NaN;
+}
+
+/**
+ * A CSV cell that may repeat its header's unit (`575 MiB` under `memory.used [MiB]`) or
+ * not (`575`, from `--format=csv,nounits`). Returns undefined for a missing value and NaN
+ * for text that is not a number in that unit: the caller turns NaN into a warning.
+ * Where the header names no unit, any printed unit is accepted.
+ */
+export function parseQuantity(cell: string, unit: string | undefined): number | undefined {
+  if (isMissingCell(cell)) return undefined;
+  const space = cell.indexOf(' ');
+  if (space === -1) return parseDecimal(cell);
+  if (unit !== undefined && cell.slice(space + 1).trim() !== unit) return Number.NaN;
+  return parseDecimal(cell.slice(0, space));
+}
+
+/** Keeps the answers of a pure string function; bounded so that odd input cannot grow it forever. */
+function memoised(compute: (text: string) => string | undefined, limit = 4096): (text: string) => string | undefined {
+  const answers = new Map<string, string | undefined>();
+  return (text) => {
+    if (answers.has(text)) return answers.get(text);
+    const answer = compute(text);
+    if (answers.size >= limit) answers.clear();
+    answers.set(text, answer);
+    return answer;
+  };
+}
+
+const PCI_BUS_ID = /^(?:([0-9a-f]{1,8}):)?([0-9a-f]{1,2}):([0-9a-f]{1,2})\.([0-7])$/i;
+
+/**
+ * `00000000:0C:00.0` as DeviceRef wants it: 8-digit domain, upper-case hex. Older drivers
+ * print a 4-digit domain (`0000:04:00.0`) and some tools none (`04:00.0`); all three name
+ * the same device. Undefined when the text is not a bus id.
+ */
+export const normalisePciBusId = memoised((text) => {
+  const match = PCI_BUS_ID.exec(text);
+  if (match === null) return undefined;
+  const [, domain = '0', bus = '', device = '', fn = ''] = match;
+  return `${domain.padStart(8, '0')}:${bus.padStart(2, '0')}:${device.padStart(2, '0')}.${fn}`.toUpperCase();
+});
+
+const PCI_DEVICE_ID = /^(?:0x)?([0-9a-f]{1,8})$/i;
+
+/**
+ * `0x233010DE` (CSV) and `233010DE` (XML) name the same board; DeviceInfo keeps the XML
+ * spelling (8 upper-case hex digits, no prefix) so the GPU catalog needs one key.
+ */
+export const normalisePciDeviceId = memoised((text) => {
+  const match = PCI_DEVICE_ID.exec(text);
+  return match === null ? undefined : match[1]!.padStart(8, '0').toUpperCase();
+});
