@@ -4,7 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import { createFleetAnalyzer, gpuFindings, summarizeFleet, applyGpuCosts, applyModelKeys } from './analysis/index.js';
-import { loadCatalog, modelKeyOf, resolveInstanceType, pricePerGpuHour } from './catalog/index.js';
+import { loadCatalog, modelKeyOf, resolveInstanceType, pricePerDeviceHour } from './catalog/index.js';
 import type { InstanceCatalog, PricingModel } from './model/catalog.js';
 import { InputError } from './model/errors.js';
 import type { ObservationSink } from './model/observations.js';
@@ -163,7 +163,7 @@ function priceGpus(gpus: GpuEntry[], catalog: InstanceCatalog, options: AuditOpt
     perHost.set(host, {
       instanceType: resolved.instance.name,
       basis: resolved.basis,
-      hourlyUsdPerGpu: pricePerGpuHour(resolved.instance, options.pricing),
+      hourlyUsdPerGpu: pricePerDeviceHour(resolved.instance, options.pricing),
     });
   }
   return applyGpuCosts(gpus, (gpu) => perHost.get(gpu.host));

@@ -15,7 +15,6 @@ import {
   gpuHourPrice,
   gpuSpecByKey,
   instanceExtras,
-  instancePrice,
   isFractionalGpu,
   loadCatalog as loadCatalogFromDisk,
   migTableFor,
@@ -36,7 +35,7 @@ import type { InstanceCatalog, InstanceType, PricingModel } from '../../model/ca
 import { InputError } from '../../model/errors.js';
 import { MISSING, formatNumber } from '../../report/format.js';
 import { toDisplayText } from '../../report/sanitize.js';
-import { cellWidth, fitColumnWidths } from '../../report/terminal-layout.js';
+import { cellWidth, fitColumnWidths, wrapWords } from '../../report/terminal-layout.js';
 import { renderTerminalTable, tableWidth, type TerminalColumn } from '../../report/terminal-table.js';
 import { useColor, type CliIo } from '../io.js';
 import { PRICING_MODELS, addOutputOptions } from '../options.js';
@@ -57,6 +56,7 @@ export interface CatalogCommandDeps {
 interface CommonOptions {
   format: CatalogFormat;
   output?: string;
+  quiet?: boolean;
   color?: boolean;
   pricing: PricingModel;
   bundled?: boolean;
@@ -119,8 +119,9 @@ function catalogLine(catalog: InstanceCatalog): CatalogLine {
 }
 
 function describeCatalog(catalog: InstanceCatalog): string {
-  const origin = catalog.origin === 'bundled' ? 'bundled snapshot' : `refreshed cache${catalog.ageDays === null ? '' : `, ${formatNumber(catalog.ageDays, 0)} days old`}`;
-  return `Catalog ${catalog.name} (${origin}, as of ${catalog.asOf}); prices USD per instance-hour, Linux.`;
+  const age = catalog.ageDays === null ? '' : `, ${formatNumber(catalog.ageDays, 0)} ${catalog.ageDays === 1 ? 'day' : 'days'} old`;
+  const origin = catalog.origin === 'bundled' ? 'bundled snapshot' : `refreshed cache${age}`;
+  return wrapWords(`Catalog ${catalog.name} (${origin}, as of ${catalog.asOf}); USD per instance-hour, Linux.`, TABLE_WIDTH).join('\n');
 }
 
 /** `8x h100-sxm-80gb`, `1/4 l4` for a fractional type, the catalog's own name for GPUs the table lacks. */
@@ -398,12 +399,21 @@ export function renderShowTable(instance: InstanceType, catalog: InstanceCatalog
 // ---------------------------------------------------------------------------------------------
 // Commands
 
-async function catalogFor(deps: CatalogCommandDeps, options: CommonOptions): Promise<InstanceCatalog> {
-  return deps.loadCatalog({ preferCache: options.bundled !== true });
+async function catalogFor(deps: CatalogCommandDeps, options: CommonOptions, io: CliIo): Promise<InstanceCatalog> {
+  return deps.loadCatalog({
+    preferCache: options.bundled !== true,
+    cache: {
+      env: io.env,
+      // A broken cache file is not fatal (the snapshot is used), but the user should know.
+      onIgnored: (ignored) => {
+        if (options.quiet !== true) io.stderr(`gpu-audit: ignoring catalog cache ${ignored.path}: ${ignored.reason}\n`);
+      },
+    },
+  });
 }
 
 export async function runCatalogList(options: ListOptions, io: CliIo, deps: CatalogCommandDeps): Promise<void> {
-  const catalog = await catalogFor(deps, options);
+  const catalog = await catalogFor(deps, options, io);
   const filter: InstanceFilter = {
     providers: options.provider,
     region: options.region,
@@ -432,7 +442,7 @@ export async function runCatalogList(options: ListOptions, io: CliIo, deps: Cata
 }
 
 export async function runCatalogShow(typeName: string, options: ShowOptions, io: CliIo, deps: CatalogCommandDeps): Promise<void> {
-  const catalog = await catalogFor(deps, options);
+  const catalog = await catalogFor(deps, options, io);
   const named = findInstances(catalog.instances, typeName);
   const matches = filterInstances(named, { providers: options.provider, region: options.region });
   if (matches.length === 0) {
