@@ -1,0 +1,175 @@
+/**
+ * The order of every key of the Report contract, checked against the TypeScript
+ * interfaces at compile time. The JSON renderer writes keys in this order whatever
+ * order the producer built them in, so saved reports diff cleanly; the schema test
+ * checks that schema/report.schema.json lists the same keys, in the same order,
+ * with `required` = keys minus the optional ones.
+ */
+import type {
+  Finding,
+  FleetSummary,
+  GpuEntry,
+  MemoryStats,
+  PercentStats,
+  ProcessSummary,
+  Recommendation,
+  Report,
+  ReportSettings,
+  ReportWindow,
+  SourceSummary,
+  VramProfile,
+  WorkloadEntry,
+} from '../model/report.js';
+
+/** Keys declared `key?:` (may be absent), as opposed to keys always present, possibly null. */
+type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
+
+/** An array's element type, or the type itself. */
+type Element<T> = T extends readonly (infer Item)[] ? Item : T;
+
+/** One contract object: its `$defs` name, its keys in order, and its nested contract objects. */
+export interface ContractNode {
+  /** Name of the matching definition in the schema's `$defs` (`Report` is the schema root). */
+  definition: string;
+  keys: readonly string[];
+  /** Keys declared `key?:` in the interface: absent rather than null when unknown. */
+  optional: readonly string[];
+  /** Keys whose value (or whose array items) is itself a contract object. */
+  nested: Readonly<Record<string, ContractNode | undefined>>;
+}
+
+/** A ContractNode checked against T at compile time (the phantom member keeps T invariant). */
+interface ObjectOrder<T> extends ContractNode {
+  readonly contractType?: (value: T) => T;
+}
+
+type NestedOrders<T> = { readonly [K in keyof T]?: ObjectOrder<Element<NonNullable<T[K]>>> };
+
+type Missing<All, Listed> = [Exclude<All, Listed>] extends [never] ? unknown : { missing: Exclude<All, Listed> };
+
+/**
+ * Declares the key order of T. Compilation fails when a key of T is missing from
+ * `keys`, or when `optional` does not list exactly the optional keys of T.
+ */
+function objectOrder<T>() {
+  return <const Keys extends readonly (keyof T & string)[], const Optional extends readonly (OptionalKeys<T> & string)[]>(order: {
+    definition: string;
+    keys: Keys & Missing<keyof T, Keys[number]>;
+    optional: Optional & Missing<OptionalKeys<T>, Optional[number]>;
+    nested?: NestedOrders<T>;
+  }): ObjectOrder<T> => ({ definition: order.definition, keys: order.keys, optional: order.optional, nested: order.nested ?? {} });
+}
+
+const percentStats = objectOrder<PercentStats>()({ definition: 'PercentStats', keys: ['mean', 'p50', 'p95', 'max'], optional: [] });
+const memoryStats = objectOrder<MemoryStats>()({ definition: 'MemoryStats', keys: ['mean', 'p95', 'max'], optional: [] });
+
+const processSummary = objectOrder<ProcessSummary>()({
+  definition: 'ProcessSummary',
+  keys: ['pid', 'name', 'type', 'maxMemoryMiB', 'samples'],
+  optional: [],
+});
+
+const gpuEntry = objectOrder<GpuEntry>()({
+  definition: 'GpuEntry',
+  keys: [
+    'id', 'host', 'index', 'uuid', 'pciBusId', 'model', 'modelKey', 'memoryTotalMiB', 'migMode', 'parentId', 'migProfile',
+    'instanceType', 'instanceTypeBasis', 'utilization', 'smActive', 'tensorActive', 'grEngineActive', 'computeBasis',
+    'memoryUsedMiB', 'vramHeadroomMiB', 'vramHeadroomPct', 'idleFraction', 'idleHours', 'gpuHours', 'samples',
+    'firstSeen', 'lastSeen', 'processes', 'hourlyCostUsd',
+  ],
+  optional: [],
+  nested: {
+    utilization: percentStats,
+    smActive: percentStats,
+    tensorActive: percentStats,
+    grEngineActive: percentStats,
+    memoryUsedMiB: memoryStats,
+    processes: processSummary,
+  },
+});
+
+const vramProfile = objectOrder<VramProfile>()({ definition: 'VramProfile', keys: ['peakMiB', 'p95MiB', 'requiredMiB', 'basis'], optional: [] });
+
+const workloadEntry = objectOrder<WorkloadEntry>()({
+  definition: 'WorkloadEntry',
+  keys: ['name', 'kind', 'gpus', 'vram', 'compute', 'cpuPipeline', 'sidecars', 'cost'],
+  optional: [],
+  nested: {
+    vram: vramProfile,
+    compute: objectOrder<WorkloadEntry['compute']>()({ definition: 'WorkloadCompute', keys: ['basis', 'mean', 'p95', 'busyFraction'], optional: [] }),
+    cpuPipeline: objectOrder<WorkloadEntry['cpuPipeline']>()({ definition: 'CpuPipeline', keys: ['verdict', 'evidence'], optional: [] }),
+    sidecars: objectOrder<WorkloadEntry['sidecars']>()({ definition: 'Sidecars', keys: ['cpuCores', 'memoryMiB', 'overheadPct'], optional: [] }),
+    cost: objectOrder<WorkloadEntry['cost']>()({ definition: 'WorkloadCost', keys: ['hourlyUsd', 'wasteHourlyUsd'], optional: [] }),
+  },
+});
+
+const finding = objectOrder<Finding>()({
+  definition: 'Finding',
+  keys: ['id', 'code', 'severity', 'target', 'message', 'evidence'],
+  optional: [],
+});
+
+const recommendation = objectOrder<Recommendation>()({
+  definition: 'Recommendation',
+  keys: [
+    'id', 'kind', 'targets', 'current', 'proposed', 'monthlySavingsUsd', 'confidence', 'confidenceReasons', 'risks',
+    'rationale', 'evidence', 'config',
+  ],
+  optional: ['config'],
+  nested: {
+    config: objectOrder<NonNullable<Recommendation['config']>>()({ definition: 'RecommendationConfig', keys: ['format', 'text'], optional: [] }),
+  },
+});
+
+const fleetSummary = objectOrder<FleetSummary>()({
+  definition: 'FleetSummary',
+  keys: [
+    'gpuCount', 'migDeviceCount', 'hostCount', 'gpuHours', 'idleGpuHours', 'meanUtilization', 'wastePct',
+    'monthlyCostUsd', 'monthlyWasteUsd', 'potentialMonthlySavingsUsd',
+  ],
+  optional: [],
+});
+
+/** The whole contract, from the top. */
+export const REPORT_ORDER: ContractNode = objectOrder<Report>()({
+  definition: 'Report',
+  keys: [
+    'schemaVersion', 'generatedAt', 'tool', 'window', 'settings', 'sources', 'catalog', 'gpus', 'workloads', 'findings',
+    'recommendations', 'summary',
+  ],
+  optional: [],
+  nested: {
+    tool: objectOrder<Report['tool']>()({ definition: 'Tool', keys: ['name', 'version'], optional: [] }),
+    window: objectOrder<ReportWindow>()({ definition: 'ReportWindow', keys: ['start', 'end', 'seconds', 'timezone'], optional: [] }),
+    settings: objectOrder<ReportSettings>()({
+      definition: 'ReportSettings',
+      keys: ['idleThresholdPct', 'pricing', 'provider', 'region'],
+      optional: [],
+    }),
+    sources: objectOrder<SourceSummary>()({ definition: 'SourceSummary', keys: ['ref', 'format', 'records', 'warnings'], optional: [] }),
+    catalog: objectOrder<Report['catalog']>()({ definition: 'Catalog', keys: ['name', 'asOf', 'source', 'ageDays'], optional: [] }),
+    gpus: gpuEntry,
+    workloads: workloadEntry,
+    findings: finding,
+    recommendations: recommendation,
+    summary: fleetSummary,
+  },
+});
+
+/**
+ * A copy of `value` with the keys of every contract object in contract order.
+ * Keys the contract does not know (a newer producer) keep their relative order after
+ * the known ones; free-form records (evidence) keep the producer's order.
+ */
+export function inContractOrder(value: unknown, order: ContractNode): unknown {
+  if (Array.isArray(value)) return value.map((item: unknown) => inContractOrder(item, order));
+  if (value === null || typeof value !== 'object') return value;
+  const source = value as Record<string, unknown>;
+  const ordered: Record<string, unknown> = {};
+  for (const key of [...order.keys, ...Object.keys(source)]) {
+    if (!Object.hasOwn(source, key) || Object.hasOwn(ordered, key)) continue;
+    const child = order.nested[key];
+    ordered[key] = child === undefined ? source[key] : inContractOrder(source[key], child);
+  }
+  return ordered;
+}

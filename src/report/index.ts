@@ -1,0 +1,34 @@
+/**
+ * Report renderers: one file per format, one entry each in this registry. A new format
+ * (csv, html, junit, sarif) is a file exporting a Renderer and one line below; the CLI
+ * reads its `--format` choices from `reportFormats`.
+ */
+import type { Report } from '../model/report.js';
+import { renderJson } from './json.js';
+import { renderMarkdown } from './markdown.js';
+import { renderTable } from './table.js';
+import { DEFAULT_RENDER_OPTIONS } from './types.js';
+import type { RenderOptions, Renderer } from './types.js';
+
+export const renderers = {
+  table: renderTable,
+  json: renderJson,
+  markdown: renderMarkdown,
+} as const satisfies Record<string, Renderer>;
+
+export type ReportFormat = keyof typeof renderers;
+
+export const reportFormats = Object.keys(renderers) as ReportFormat[];
+
+export function isReportFormat(value: string): value is ReportFormat {
+  return Object.hasOwn(renderers, value);
+}
+
+/** Renders with the defaults (no colour, 100 columns) for whatever options are not given. */
+export function renderReport(report: Report, format: ReportFormat, options: Partial<RenderOptions> = {}): string {
+  return renderers[format](report, { ...DEFAULT_RENDER_OPTIONS, ...options });
+}
+
+export { DEFAULT_RENDER_OPTIONS };
+export type { RenderOptions, Renderer };
+export { writeFileAtomic } from './write-output.js';

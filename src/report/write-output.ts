@@ -1,0 +1,92 @@
+/**
+ * `-o FILE` must never leave a half-written report behind: a reader (a CI step, a
+ * dashboard, `check --baseline`) sees either the previous file or the complete new one.
+ * The data goes to a temporary file beside the target (same directory, so the same file
+ * system and rename is atomic), is flushed to disk, and then renamed over the target.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, realpath, rename, rm, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { InputError } from '../model/errors.js';
+
+/** What the usual failures mean to someone who typed `-o some/path`. */
+const REASONS: Readonly<Record<string, string>> = {
+  ENOENT: 'the directory does not exist',
+  ENOTDIR: 'a parent of the path is not a directory',
+  EISDIR: 'the path is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  ENAMETOOLONG: 'the path is too long',
+  ELOOP: 'too many symbolic links in the path',
+};
+
+function describeFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== undefined && REASONS[code] !== undefined) return `${REASONS[code]} (${code})`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Writing through a symbolic link updates the file it points to instead of replacing the link. */
+async function resolveTarget(target: string): Promise<string> {
+  try {
+    return await realpath(target);
+  } catch {
+    return target; // does not exist yet (or a dangling link): write the path as given
+  }
+}
+
+/** Keep the permissions of a file we replace (a rename would otherwise reset them to the defaults). */
+async function existingMode(target: string): Promise<number | undefined> {
+  try {
+    const stats = await stat(target);
+    return stats.isFile() ? stats.mode & 0o7777 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes `data` (UTF-8) to `target` atomically. On any failure the temporary file is
+ * removed, the target is left as it was, and an InputError names the path and the reason.
+ */
+export async function writeFileAtomic(target: string, data: string): Promise<void> {
+  const destination = await resolveTarget(target);
+  const temporary = path.join(path.dirname(destination), `.${path.basename(destination)}.${randomBytes(6).toString('hex')}.tmp`);
+  let handle: FileHandle | undefined;
+  try {
+    const mode = await existingMode(destination);
+    // `wx`: never follow or reuse something already at the temporary name.
+    handle = await open(temporary, 'wx', mode ?? 0o666);
+    if (mode !== undefined) await handle.chmod(mode); // the umask applied to `open` must not narrow a mode we keep
+    await handle.writeFile(data, 'utf8');
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await rename(temporary, destination);
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw new InputError(`cannot write the report: ${describeFailure(error)}`, { file: target, cause: error });
+  }
+  await syncDirectory(path.dirname(destination));
+}
+
+/**
+ * Makes the rename itself durable across a power loss. Best effort: some platforms
+ * (Windows) and file systems cannot open or fsync a directory, and the data is already safe.
+ */
+async function syncDirectory(directory: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(directory, 'r');
+    await handle.sync();
+  } catch {
+    // nothing to do: see above
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
