@@ -4,7 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import { createFleetAnalyzer, gpuFindings, summarizeFleet, applyGpuCosts, applyModelKeys } from './analysis/index.js';
-import { loadCatalog, modelKeyOf, resolveInstanceType, pricePerDeviceHour } from './catalog/index.js';
+import { inferMigProfile, loadCatalog, modelKeyOf, pricePerDeviceHour, resolveInstanceType } from './catalog/index.js';
 import type { InstanceCatalog, PricingModel } from './model/catalog.js';
 import { InputError } from './model/errors.js';
 import type { ObservationSink } from './model/observations.js';
@@ -74,8 +74,20 @@ export async function runAudit(options: AuditOptions): Promise<AuditResult> {
     sources.find((source) => source.ref === warning.source)?.warnings.push(warning.message);
   }
   const catalog = options.catalog ?? (await loadCatalog());
-  const withModels = applyModelKeys(profile.gpus, (model, pciDeviceId) => modelKeyOf(model, pciDeviceId));
-  const gpus = priceGpus(withModels, catalog, options);
+  const withModels = applyModelKeys(profile.gpus, (model, pciDeviceId) => modelKeyOf(model, pciDeviceId), profile.deviceFacts);
+  const withProfiles = withModels.map((gpu) =>
+    gpu.parentId === null || gpu.migProfile !== null
+      ? gpu
+      : {
+          ...gpu,
+          migProfile:
+            inferMigProfile(gpu.modelKey, {
+              memoryTotalMiB: gpu.memoryTotalMiB,
+              multiprocessorCount: profile.deviceFacts.get(gpu.id)?.multiprocessorCount,
+            }) ?? null,
+        },
+  );
+  const gpus = priceGpus(withProfiles, catalog, options);
   const findings = gpuFindings(gpus, profile.window.seconds, { idleThresholdPct: options.idleThresholdPct });
   const summary = summarizeFleet(gpus, 0);
 

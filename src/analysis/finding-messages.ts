@@ -11,9 +11,12 @@ const percent = (fraction: unknown): string => `${Math.round(Number(fraction) * 
 const hours = (value: unknown): string => `${Math.round(Number(value) * 10) / 10} h`;
 const mib = (value: unknown): string => `${Math.round(Number(value))} MiB`;
 
+/** What counted as idle: a signal below the threshold, or (MIG, no utilization) no compute process. */
+const idleRule = (e: Evidence): string =>
+  e.computeBasis === 'processes' ? 'no compute process running' : `${String(e.computeBasis)} below ${String(e.idleThresholdPct)}%`;
+
 const MESSAGES: Record<AnalysisFindingCode, (evidence: Evidence) => string> = {
-  'idle-gpu': (e) =>
-    `Idle ${percent(e.idleFraction)} of ${hours(e.gpuHours)} observed (${hours(e.idleHours)} idle; ${e.computeBasis} below ${e.idleThresholdPct}%).`,
+  'idle-gpu': (e) => `Idle ${percent(e.idleFraction)} of ${hours(e.gpuHours)} observed (${hours(e.idleHours)} idle: ${idleRule(e)}).`,
   'short-window': (e) =>
     e.pointValuesOnly === true
       ? 'Only snapshots without duration were given: figures are point values, not time-weighted use.'

@@ -16,16 +16,16 @@ import type { Filter as PriceListFilter, PricingClient } from '@aws-sdk/client-p
 import type * as Ec2Sdk from '@aws-sdk/client-ec2';
 import type * as PricingSdk from '@aws-sdk/client-pricing';
 import type { InstanceType } from '../model/catalog.js';
-import { UpstreamError } from '../model/errors.js';
-import { awsErrorFacts, credentialRejectedMessage, type AwsErrorFacts } from './refresh/aws-errors.js';
+import { awsErrorFacts, credentialRejectedMessage } from './refresh/aws-errors.js';
 import { hasGpus, instanceFromAws } from './refresh/aws-instance-types.js';
 import { PRICE_LIST_ATTRIBUTES, pricesFromProduct, type AwsListPrices } from './refresh/aws-price-list.js';
 import { awsCredentialSource } from './refresh/credential-source.js';
 import { tableGpuLookup, type GpuLookup } from './refresh/gpu-key.js';
 import { unknownGpuNotices, type UnknownGpuSighting } from './refresh/notices.js';
+import { combineOutcomes, failureOutcome, regionSummary, type RegionOutcome } from './refresh/outcomes.js';
 import { guardPages, mapLimit } from './refresh/paging.js';
 import { SPOT_PRODUCT_DESCRIPTION, typicalSpotPrices } from './refresh/spot-prices.js';
-import type { ProviderRefresh, RegionFailure, RegionSummary } from './refresh/types.js';
+import type { ProviderRefresh } from './refresh/types.js';
 
 export interface AwsRefreshOptions {
   regions: readonly string[];
@@ -37,6 +37,7 @@ export interface AwsRefreshOptions {
   credentials?: EC2ClientConfig['credentials'];
   /** How to name the credentials in messages; derived from `env` for the default chain. */
   credentialSource?: string;
+  /** Read to name the default chain's source in messages; the chain itself reads process.env. */
   env?: NodeJS.ProcessEnv;
   /** Attempts per call, first one included (SDK standard retry strategy). Default 4. */
   maxAttempts?: number;
@@ -67,12 +68,8 @@ interface AwsClients {
   ec2: typeof Ec2Sdk;
   pricing: typeof PricingSdk;
   pricingClient: PricingClient;
-  clientConfig: (region: string) => Record<string, unknown>;
+  clientConfig: (region: string) => EC2ClientConfig;
 }
-
-type RegionOutcome =
-  | { ok: true; region: string; instances: InstanceType[]; summary: RegionSummary; notices: string[] }
-  | { ok: false; region: string; failure: RegionFailure; facts: AwsErrorFacts };
 
 function ec2Endpoint(region: string, override: string | undefined): string {
   return override ?? `https://ec2.${region}.amazonaws.com`;
@@ -126,7 +123,18 @@ async function listListPrices(clients: AwsClients, region: string, wanted: Reado
   return prices;
 }
 
-async function refreshRegion(clients: AwsClients, region: string, options: Required<Pick<AwsRefreshOptions, 'pageSize' | 'lookupGpu'>> & { now: Date; endpoint: string | undefined; pricingRegion: string }): Promise<RegionOutcome> {
+interface RegionContext {
+  clients: AwsClients;
+  now: Date;
+  endpoint: string | undefined;
+  pricingRegion: string;
+  pageSize: number;
+  lookupGpu: GpuLookup;
+  credentialSource: string;
+}
+
+async function refreshRegion(context: RegionContext, region: string): Promise<RegionOutcome> {
+  const { clients, ...options } = context;
   const fetchedOn = options.now.toISOString().slice(0, 10);
   let step = ec2Endpoint(region, options.endpoint);
   const client = new clients.ec2.EC2Client(clients.clientConfig(region));
@@ -163,16 +171,11 @@ async function refreshRegion(clients: AwsClients, region: string, options: Requi
         ],
       };
     }
-    const summary: RegionSummary = {
-      region,
-      instanceTypes: instances.length,
-      withOnDemandPrice: instances.filter((instance) => instance.prices.onDemand !== null).length,
-      withSpotPrice: instances.filter((instance) => instance.prices.spot !== null).length,
-    };
-    return { ok: true, region, instances, summary, notices };
+    return { ok: true, instances, summary: regionSummary(region, instances), notices };
   } catch (error) {
     const facts = awsErrorFacts(error);
-    return { ok: false, region, facts, failure: { region, endpoint: step, error: facts.detail, ...(facts.status === undefined ? {} : { status: facts.status }) } };
+    const credentials = facts.kind === 'credentials';
+    return failureOutcome(region, step, credentials ? credentialRejectedMessage(options.credentialSource, facts) : facts.detail, facts.status, credentials);
   } finally {
     client.destroy();
   }
@@ -192,7 +195,7 @@ export async function refreshAws(options: AwsRefreshOptions): Promise<ProviderRe
 
   // Loaded here so that other commands never pay for the SDKs.
   const [ec2, pricing] = await Promise.all([import('@aws-sdk/client-ec2'), import('@aws-sdk/client-pricing')]);
-  const clientConfig = (region: string): Record<string, unknown> => ({
+  const clientConfig = (region: string): EC2ClientConfig => ({
     region,
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     retryMode: 'standard',
@@ -204,32 +207,11 @@ export async function refreshAws(options: AwsRefreshOptions): Promise<ProviderRe
   const clients: AwsClients = { ec2, pricing, pricingClient, clientConfig };
   const lookupGpu = options.lookupGpu ?? tableGpuLookup;
 
-  let outcomes: RegionOutcome[];
+  const context: RegionContext = { clients, now, endpoint: options.endpoint, pricingRegion, pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE, lookupGpu, credentialSource };
   try {
-    outcomes = await mapLimit(options.regions, options.concurrency ?? DEFAULT_CONCURRENCY, (region) =>
-      refreshRegion(clients, region, { pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE, lookupGpu, now, endpoint: options.endpoint, pricingRegion }));
+    const outcomes = await mapLimit(options.regions, options.concurrency ?? DEFAULT_CONCURRENCY, (region) => refreshRegion(context, region));
+    return combineOutcomes('aws', now, outcomes, 'region', ec2Endpoint('<region>', options.endpoint));
   } finally {
     pricingClient.destroy();
   }
-
-  const succeeded = outcomes.filter((outcome) => outcome.ok);
-  const failed = outcomes.filter((outcome) => !outcome.ok);
-  const describeFailure = (outcome: Extract<RegionOutcome, { ok: false }>): string =>
-    outcome.facts.kind === 'credentials' ? credentialRejectedMessage(credentialSource, outcome.facts) : outcome.failure.error;
-
-  if (succeeded.length === 0) {
-    const first = failed.find((outcome) => outcome.facts.kind === 'credentials') ?? failed[0];
-    if (first === undefined) throw new UpstreamError('no AWS region was given', { endpoint: ec2Endpoint('<region>', options.endpoint) });
-    const others = failed.length > 1 ? ` (and ${failed.length - 1} more region${failed.length > 2 ? 's' : ''} failed)` : '';
-    throw new UpstreamError(`${first.region}: ${describeFailure(first)}${others}`, { endpoint: first.failure.endpoint, ...(first.failure.status === undefined ? {} : { status: first.failure.status }) });
-  }
-
-  return {
-    provider: 'aws',
-    fetchedAt: now.toISOString(),
-    regions: succeeded.map((outcome) => outcome.summary),
-    failures: failed.map((outcome) => ({ ...outcome.failure, error: describeFailure(outcome) })),
-    instances: succeeded.flatMap((outcome) => outcome.instances),
-    notices: succeeded.flatMap((outcome) => outcome.notices),
-  };
 }

@@ -15,16 +15,17 @@ import type { ComputeManagementClient, ResourceSku } from '@azure/arm-compute';
 import type { TokenCredential } from '@azure/identity';
 import type { InstanceType } from '../model/catalog.js';
 import { UpstreamError } from '../model/errors.js';
-import { azureCredentialRejectedMessage, azureErrorFacts, type AzureErrorFacts } from './refresh/azure-errors.js';
+import { azureCredentialRejectedMessage, azureErrorFacts } from './refresh/azure-errors.js';
 import { DEFAULT_RETAIL_PRICES_URL, fetchRetailPrices, pricesFromRetailItems, retailPricesFilter } from './refresh/azure-retail-prices.js';
 import { instanceFromAzureSku } from './refresh/azure-skus.js';
 import { azureCredentialSource } from './refresh/credential-source.js';
 import { tableGpuLookup, type GpuLookup } from './refresh/gpu-key.js';
 import type { HttpRetryOptions } from './refresh/http-json.js';
 import { unknownGpuNotices, type UnknownGpuSighting } from './refresh/notices.js';
+import { combineOutcomes, failureOutcome, regionSummary, type RegionOutcome } from './refresh/outcomes.js';
 import { mapLimit } from './refresh/paging.js';
 import { safeMessage } from './refresh/redact.js';
-import type { ProviderRefresh, RegionFailure, RegionSummary } from './refresh/types.js';
+import type { ProviderRefresh } from './refresh/types.js';
 
 export interface AzureRefreshOptions {
   subscriptionId: string;
@@ -37,7 +38,7 @@ export interface AzureRefreshOptions {
   credential?: TokenCredential;
   credentialSource?: string;
   env?: NodeJS.ProcessEnv;
-  /** Extra CA certificates (PEM) to trust for the ARM endpoint, e.g. a TLS-inspecting proxy's. */
+  /** CA certificates (PEM) to trust for the ARM endpoint instead of the usual ones: a test server's, a TLS-inspecting proxy's. */
   trustedCa?: string | Buffer;
   /** Retries of ARM calls after the first attempt. Default 3. */
   maxRetries?: number;
@@ -54,10 +55,6 @@ export interface AzureRefreshOptions {
 const DEFAULT_ARM_ENDPOINT = 'https://management.azure.com';
 const DEFAULT_MAX_RETRIES = 3;
 const DEFAULT_CONCURRENCY = 4;
-
-type LocationOutcome =
-  | { ok: true; location: string; instances: InstanceType[]; summary: RegionSummary; notices: string[] }
-  | { ok: false; location: string; failure: RegionFailure; facts: AzureErrorFacts };
 
 /** OData literal for the SKU list's location filter (the only filter the API supports). */
 function locationFilter(location: string): string {
@@ -77,9 +74,10 @@ interface LocationContext {
   fetchedOn: string;
   options: AzureRefreshOptions;
   lookupGpu: GpuLookup;
+  credentialSource: string;
 }
 
-async function refreshLocation(context: LocationContext, location: string): Promise<LocationOutcome> {
+async function refreshLocation(context: LocationContext, location: string): Promise<RegionOutcome> {
   const { fetchedOn, options } = context;
   let endpoint = context.armEndpoint;
   try {
@@ -104,16 +102,11 @@ async function refreshLocation(context: LocationContext, location: string): Prom
       instance.prices = { ...prices, sources: found ? [`azure:retail-prices ${location} ${fetchedOn} (Linux; reservations per hour of the term)`] : [] };
     });
 
-    const summary: RegionSummary = {
-      region: location,
-      instanceTypes: instances.length,
-      withOnDemandPrice: instances.filter((instance) => instance.prices.onDemand !== null).length,
-      withSpotPrice: instances.filter((instance) => instance.prices.spot !== null).length,
-    };
-    return { ok: true, location, instances, summary, notices };
+    return { ok: true, instances, summary: regionSummary(location, instances), notices };
   } catch (error) {
     const facts = azureErrorFacts(error);
-    return { ok: false, location, facts, failure: { region: location, endpoint, error: facts.detail, ...(facts.status === undefined ? {} : { status: facts.status }) } };
+    const credentials = facts.kind === 'credentials';
+    return failureOutcome(location, endpoint, credentials ? azureCredentialRejectedMessage(context.credentialSource, facts) : facts.detail, facts.status, credentials);
   }
 }
 
@@ -141,8 +134,6 @@ export async function refreshAzure(options: AzureRefreshOptions): Promise<Provid
   const { ComputeManagementClient } = await import('@azure/arm-compute');
   const client = new ComputeManagementClient(credential, options.subscriptionId, {
     endpoint: armEndpoint,
-    // The token is for ARM whatever address it is reached at (a proxy, a sovereign-cloud mirror).
-    credentials: { scopes: ['https://management.azure.com/.default'] },
     retryOptions: { maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES, ...(options.retryDelayMs === undefined ? {} : { retryDelayInMs: options.retryDelayMs, maxRetryDelayInMs: options.retryDelayMs * 8 }) },
     ...(options.trustedCa === undefined ? {} : { tlsOptions: { ca: options.trustedCa } }),
   });
@@ -154,28 +145,10 @@ export async function refreshAzure(options: AzureRefreshOptions): Promise<Provid
     fetchedOn: now.toISOString().slice(0, 10),
     options,
     lookupGpu: options.lookupGpu ?? tableGpuLookup,
+    credentialSource,
   };
   // Locations one after another: each already runs several price queries at once.
   const outcomes = await mapLimit(options.locations, 1, (location) => refreshLocation(context, location));
 
-  const succeeded = outcomes.filter((outcome) => outcome.ok);
-  const failed = outcomes.filter((outcome) => !outcome.ok);
-  const describeFailure = (outcome: Extract<LocationOutcome, { ok: false }>): string =>
-    outcome.facts.kind === 'credentials' ? azureCredentialRejectedMessage(credentialSource, outcome.facts) : outcome.failure.error;
-
-  if (succeeded.length === 0) {
-    const first = failed.find((outcome) => outcome.facts.kind === 'credentials') ?? failed[0];
-    if (first === undefined) throw new UpstreamError('no Azure location was given', { endpoint: armEndpoint });
-    const others = failed.length > 1 ? ` (and ${failed.length - 1} more location${failed.length > 2 ? 's' : ''} failed)` : '';
-    throw new UpstreamError(`${first.location}: ${describeFailure(first)}${others}`, { endpoint: first.failure.endpoint, ...(first.failure.status === undefined ? {} : { status: first.failure.status }) });
-  }
-
-  return {
-    provider: 'azure',
-    fetchedAt: now.toISOString(),
-    regions: succeeded.map((outcome) => outcome.summary),
-    failures: failed.map((outcome) => ({ ...outcome.failure, error: describeFailure(outcome) })),
-    instances: succeeded.flatMap((outcome) => outcome.instances),
-    notices: succeeded.flatMap((outcome) => outcome.notices),
-  };
+  return combineOutcomes('azure', now, outcomes, 'location', armEndpoint);
 }

@@ -14,15 +14,24 @@ export interface LoadCatalogOptions {
 }
 
 /**
- * The instance catalog to price with: the newest cache written by `catalog refresh` if there
- * is one, else the snapshot bundled with gpu-audit. Reports name the one used (name, asOf).
+ * The instance catalog to price with: for each provider that `catalog refresh` has cached, the
+ * cache; for the others, the snapshot bundled with gpu-audit (an AWS-only refresh must not make
+ * Azure and GCP disappear). Reports name what was used (name, asOf, origin, age).
  */
 export async function loadCatalog(options: LoadCatalogOptions = {}): Promise<InstanceCatalog> {
-  if (options.preferCache ?? true) {
-    const cached = await readNewestCache(options.cache);
-    if (cached !== undefined) return cached;
-  }
-  return bundledCatalog();
+  const bundled = bundledCatalog();
+  if (!(options.preferCache ?? true)) return bundled;
+  const cached = await readNewestCache(options.cache);
+  if (cached === undefined) return bundled;
+  const cachedProviders = new Set(cached.instances.map((instance) => instance.provider));
+  const fromBundle = bundled.instances.filter((instance) => !cachedProviders.has(instance.provider));
+  if (fromBundle.length === 0) return cached;
+  const bundledProviders = [...new Set(fromBundle.map((instance) => instance.provider))].join(', ');
+  return {
+    ...cached,
+    name: `${cached.name} + ${bundled.name} (${bundledProviders})`,
+    instances: [...cached.instances, ...fromBundle],
+  };
 }
 
 export { bundledCatalog, BUNDLED_CATALOG_NAME, instanceExtras, filterInstances, sortInstances, findInstances, closeInstanceNames, matchesGpu, usableVramGiB, PROVIDERS, SORT_KEYS } from './instances.js';
@@ -30,7 +39,7 @@ export type { InstanceExtras, InstanceFilter, Provider, SortKey, SortOptions } f
 export { gpuSpecs, gpuSpecByKey, modelKeyOf, normaliseGpuName, pciDeviceIdOf, resolveGpu, resolveGpuModel, GPU_REFERENCE_SOURCES, GPU_TABLE_AS_OF } from './gpus.js';
 export type { GpuMatchBasis, GpuResolution, GpuUnknownReason } from './gpus.js';
 export { UNKNOWN_GPU_KEY, INSTANCE_GPU_KEY_TO_MODEL_KEY, MODEL_KEY_TO_MIG_TABLE, modelKeyForInstanceGpu } from './gpu-keys.js';
-export { migProfileFor, migTableFor, migTables, validateMigLayout, MIG_TABLES_COLLECTED } from './mig.js';
+export { inferMigProfile, migProfileFor, migTableFor, migTables, validateMigLayout, MIG_TABLES_COLLECTED } from './mig.js';
 export type { MigLayoutVerdict, MigPlacement } from './mig.js';
 export { gpuEquivalents, gpuHourPrice, instancePrice, isFractionalGpu, priceAt, pricePerDeviceHour, pricePerGpuHour } from './pricing.js';
 export type { GpuHourPrice, PerGpuBasis, PriceTerm, TermPrice } from './pricing.js';

@@ -127,3 +127,29 @@ export function validateMigLayout(gpuKey: string, profiles: string[] | Record<st
   }
   return { ok: true, placement };
 }
+
+/** MiB to the decimal GB of MIG profile names (`1g.10gb`). */
+const GB_PER_MIB = 1.048576 / 1000;
+/** Drivers print instance memory a few percent off the nominal name (9728 MiB for 1g.10gb). */
+const NOMINAL_MEMORY_TOLERANCE = 0.1;
+
+/**
+ * The MIG profile of an instance, inferred from what nvidia-smi XML shows of it (memory and
+ * SM count; the XML names no profile). Media-extension variants (`+me`) look the same, so the
+ * plain profile is named. Undefined where the facts fit no profile, or fit two equally.
+ */
+export function inferMigProfile(
+  gpuKey: string,
+  facts: { memoryTotalMiB: number | null; multiprocessorCount?: number | null },
+): string | undefined {
+  const table = migTableFor(gpuKey);
+  if (table === undefined || facts.memoryTotalMiB === null || facts.memoryTotalMiB <= 0) return undefined;
+  const memoryGB = facts.memoryTotalMiB * GB_PER_MIB;
+  const fits = table.profiles.filter((profile) => {
+    if (profile.mediaExtensions || profile.name.includes('+')) return false;
+    if (Math.abs(profile.nominalMemoryGB - memoryGB) / profile.nominalMemoryGB > NOMINAL_MEMORY_TOLERANCE) return false;
+    const sms = facts.multiprocessorCount;
+    return sms === undefined || sms === null || profile.smCount === null || profile.smCount === sms;
+  });
+  return fits.length === 1 ? fits[0]!.name : undefined;
+}

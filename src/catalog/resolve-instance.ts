@@ -54,19 +54,25 @@ function byName(catalog: InstanceCatalog, name: string, facts: HostFacts): Insta
 }
 
 /**
- * The cheapest on-demand match; types without an on-demand price come after priced ones,
- * and equal prices fall back to name then region, so the answer is the same on every run.
+ * The cheapest on-demand type with the host's GPU model and count. Where no type has that count
+ * (a host that shows 2 of a type's 8 GPUs, an on-premises box), the type with the nearest larger
+ * count, else the largest, stands in: its per-GPU price is the best estimate there is, and the
+ * basis stays `inferred`. Types without an on-demand price come after priced ones, and equal
+ * prices fall back to name then region, so the answer is the same on every run.
  */
 export function inferInstanceType(catalog: InstanceCatalog, facts: HostFacts): InstanceType | undefined {
   if (facts.modelKey === UNKNOWN_GPU_KEY || facts.gpuCount <= 0) return undefined;
   const provider = facts.provider ?? DEFAULT_PROVIDER;
-  const matches = catalog.instances.filter(
+  const ofModel = catalog.instances.filter(
     (i) =>
       i.provider === provider &&
       i.gpuModelKey === facts.modelKey &&
-      i.gpuCount === facts.gpuCount &&
+      i.gpuCount > 0 &&
       (facts.region === undefined || i.region.toLowerCase() === facts.region.toLowerCase()),
   );
+  const counts = [...new Set(ofModel.map((i) => i.gpuCount))].sort((a, b) => a - b);
+  const count = counts.includes(facts.gpuCount) ? facts.gpuCount : (counts.find((c) => c > facts.gpuCount) ?? counts.at(-1));
+  const matches = ofModel.filter((i) => i.gpuCount === count);
   return sortInstances(matches, { key: 'price', pricing: 'on-demand' })[0];
 }
 

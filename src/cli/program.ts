@@ -3,6 +3,7 @@ import { InputError, UpstreamError } from '../model/errors.js';
 import { TOOL_VERSION } from '../version.js';
 import { auditCommand } from './commands/audit.js';
 import { catalogCommand } from './commands/catalog.js';
+import { refreshCommand } from './commands/catalog-refresh.js';
 import { ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 
@@ -21,7 +22,7 @@ Examples:
 
 Exit codes: 0 ok, 1 threshold breached (check), 2 usage or input error, 3 upstream failure, 4 internal error.`);
   program.addCommand(auditCommand(io, setExitCode));
-  program.addCommand(catalogCommand(io));
+  program.addCommand(catalogCommand(io, { refreshCommand: () => refreshCommand(io) }));
   for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
   return program;
 }

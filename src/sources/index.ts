@@ -3,12 +3,16 @@
  * Order matters only for readability: detectors are mutually exclusive (tests check it).
  */
 import { InputError } from '../model/errors.js';
+import { dcgmExporter } from './dcgm-exporter.js';
+import { dcgmiDiscovery } from './dcgmi-discovery.js';
+import { dcgmiDmon } from './dcgmi-dmon.js';
 import { nvidiaSmiCapture } from './nvidia-smi-capture.js';
 import { nvidiaSmiComputeApps } from './nvidia-smi-compute-apps.js';
 import { nvidiaSmiCsv } from './nvidia-smi-csv.js';
 import { nvidiaSmiDmon } from './nvidia-smi-dmon.js';
 import { nvidiaSmiPmon } from './nvidia-smi-pmon.js';
 import { nvidiaSmiXml } from './nvidia-smi-xml.js';
+import { prometheusJson } from './prometheus-json.js';
 import type { SourceParser } from './types.js';
 
 export type { ParseResult, SourceContext, SourceParser } from './types.js';
@@ -22,6 +26,10 @@ export const sourceParsers: readonly SourceParser[] = [
   nvidiaSmiComputeApps,
   nvidiaSmiDmon,
   nvidiaSmiPmon,
+  dcgmExporter,
+  prometheusJson,
+  dcgmiDmon,
+  dcgmiDiscovery,
 ];
 
 /** Share of U+FFFD / NUL / other control characters above which a head is binary, not text. */
@@ -46,7 +54,7 @@ export function detectParser(head: string): SourceParser | undefined {
 export function requireParser(head: string, ref: string): SourceParser {
   if (head.trim() === '') throw new InputError('the input is empty', { file: ref });
   if (looksBinary(head)) {
-    throw new InputError('binary data, not a text format gpu-audit reads (expected nvidia-smi XML, CSV, dmon or pmon output)', { file: ref });
+    throw new InputError('binary data, not a text format gpu-audit reads (expected nvidia-smi, DCGM or Prometheus output)', { file: ref });
   }
   const parser = detectParser(head);
   if (parser === undefined) {

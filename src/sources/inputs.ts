@@ -61,7 +61,8 @@ async function walk(directory: string): Promise<string[]> {
     throw new InputError(`cannot read directory (${errorCode(error)})`, { file: directory, cause: error });
   });
   const files: string[] = [];
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+  // Code-point order: the same on every machine, whatever its locale.
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (entry.name.startsWith('.')) continue;
     const full = path.join(directory, entry.name);
     if (entry.isDirectory()) files.push(...(await walk(full)));

@@ -27,7 +27,7 @@ describe('idle-gpu', () => {
       id: 'idle-gpu:a',
       evidence: { idleFraction: 0.75, idleHours: 75, gpuHours: 100, computeBasis: 'sm-active', idleThresholdPct: 5 },
     });
-    expect(finding!.message).toBe('Idle 75% of 100 h observed (75 h idle; sm-active below 5%).');
+    expect(finding!.message).toBe('Idle 75% of 100 h observed (75 h idle: sm-active below 5%).');
   });
 
   it('is not raised without an idle signal', () => {

@@ -4,6 +4,8 @@
  * the real clients writes the cache that later runs use (source and age change); an answer
  * cut off midway leaves the previous cache byte for byte.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +23,7 @@ import { AZURE_FAULT_REPLIES, azureHandlers } from '../replay/azure-service.js';
 import { ReplayServer } from '../replay/server.js';
 import { awsScenario, azureScenario } from '../replay/scenarios.js';
 import { localhostCertificate } from '../replay/tls.js';
+import { repoRoot } from '../helpers/corpus.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-000000000000';
 const NOW = new Date('2026-11-30T08:00:00Z');
@@ -114,10 +117,11 @@ describe('catalog refresh --aws', () => {
     expect(run.stdout).toMatch(/^aws\s+us-east-1\s+72\s+5\s+3\s+ok$/m);
     expect(run.stdout).toContain(`aws cache: ${cacheFile('aws')} (fetched 2026-11-30T08:00:00.000Z)`);
 
-    // The catalog every other command loads is now the refreshed cache, dated today.
+    // The catalog every other command loads now takes AWS from the refreshed cache, dated today,
+    // and the providers it did not refresh from the bundled snapshot.
     const after = await loadCatalog();
-    expect(after).toMatchObject({ origin: 'cache', asOf: '2026-11-30', name: 'refreshed cache (aws 2026-11-30)' });
-    expect(after.instances).toHaveLength(72);
+    expect(after).toMatchObject({ origin: 'cache', asOf: '2026-11-30', name: 'refreshed cache (aws 2026-11-30) + bundled-2026-11-29 (azure, gcp)' });
+    expect(after.instances.filter((instance) => instance.provider === 'aws')).toHaveLength(72);
     expect(after.instances.find((instance) => instance.name === 'p5.48xlarge')?.prices.onDemand).toBe(55.04);
     // Three days later the same cache says it is three days old.
     expect((await readNewestCache({ now: () => new Date('2026-12-03T09:00:00Z') }))?.ageDays).toBe(3);
@@ -144,6 +148,38 @@ describe('catalog refresh --aws', () => {
     expect(run.stdout).toBe('');
     expect(readFileSync(cacheFile('aws')).equals(previous)).toBe(true);
     expect((await readNewestCache({ dir: cacheDir }))?.asOf).toBe('2026-11-30');
+  });
+
+  it('survives being killed midway: the previous cache stays and the next refresh takes over the lock', async () => {
+    expect((await refresh(['--aws', '--region', 'us-east-1'])).error).toBeUndefined();
+    const previous = readFileSync(cacheFile('aws'));
+    aws.requests.length = 0;
+    // The price step never answers, so the refresh is caught after listing the instance types.
+    aws.inject({ service: 'pricing', kind: 'hang' });
+    const script = `
+      const { refreshCommand } = await import('./src/cli/commands/catalog-refresh.ts');
+      const { processIo } = await import('./src/cli/io.ts');
+      await refreshCommand(processIo()).parseAsync(['--aws', '--region', 'us-east-1'], { from: 'user' });`;
+    const child = spawn(process.execPath, ['--no-warnings', '--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: repoRoot,
+      stdio: 'ignore',
+      // Static keys through the SDK's default chain; nothing else of this machine's AWS setup.
+      env: { ...process.env, ...environment(), AWS_ACCESS_KEY_ID: 'AKIDTEST', AWS_SECRET_ACCESS_KEY: 'test', AWS_CONFIG_FILE: '/nonexistent', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent', AWS_EC2_METADATA_DISABLED: 'true' },
+    });
+    const deadline = Date.now() + 20_000;
+    while (aws.requestsFor('pricing').length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(aws.requestsFor('pricing')).toHaveLength(1);
+    expect(JSON.parse(readFileSync(path.join(cacheDir, 'catalog-aws.lock'), 'utf8'))).toMatchObject({ pid: child.pid });
+
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    expect(readFileSync(cacheFile('aws')).equals(previous)).toBe(true);
+
+    // The killed process left its lock; its pid is gone, so the next refresh takes over.
+    aws.clearFaults();
+    const next = await refresh(['--aws', '--region', 'us-east-1'], { ...testDeps, now: () => new Date('2026-12-01T08:00:00Z') });
+    expect(next.error).toBeUndefined();
+    expect((await readNewestCache({ dir: cacheDir }))?.asOf).toBe('2026-12-01');
   });
 
   it('caches the regions that worked and fails (exit 3) naming the region that did not', async () => {

@@ -20,8 +20,11 @@ describe('resolveInstanceType: inferred from GPU model x count', () => {
     expect(resolveInstanceType(catalog, { modelKey: 'h100-sxm-80gb', gpuCount: 8, provider: 'aws', region: 'eu-west-1' })).toBeUndefined();
   });
 
-  it('requires the GPU count to match: 3 x H100 is no catalog type', () => {
-    expect(resolveInstanceType(catalog, { modelKey: 'h100-sxm-80gb', gpuCount: 3 })).toBeUndefined();
+  it('prefers the exact GPU count; without one, the nearest larger type stands in for its per-GPU price', () => {
+    // No AWS type has 3 x H100: p5.48xlarge (8 x H100) is the nearest larger, still marked inferred.
+    expect(resolveInstanceType(catalog, { modelKey: 'h100-sxm-80gb', gpuCount: 3 })).toMatchObject({ basis: 'inferred', instance: { name: 'p5.48xlarge', gpuCount: 8 } });
+    // 16 x H100 is more than any type holds: the largest stands in.
+    expect(resolveInstanceType(catalog, { modelKey: 'h100-sxm-80gb', gpuCount: 16 })?.instance.gpuCount).toBe(8);
   });
 
   it('does not infer from an unknown model, nor for zero GPUs', () => {

@@ -113,10 +113,12 @@ export function isComparableProduct(attributes: Record<string, string>): boolean
 
 /**
  * Prices of one product document (already decoded from its JSON string), or undefined when
- * it is not a comparable compute product. Throws on a document that is not a product.
+ * it is not a comparable compute product (or not a product document at all).
  */
 export function pricesFromProduct(document: unknown): AwsListPrices | undefined {
-  const parsed = productDocumentSchema.parse(document);
+  const result = productDocumentSchema.safeParse(document);
+  if (!result.success) return undefined;
+  const parsed = result.data;
   const attributes = parsed.product.attributes;
   const instanceType = attributes.instanceType;
   if (instanceType === undefined || !isComparableProduct(attributes)) return undefined;

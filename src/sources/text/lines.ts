@@ -58,7 +58,7 @@ export class LineSplitter {
       this.pieces.push(start === 0 ? chunk : chunk.slice(start));
       this.pendingChars += chunk.length - start;
       if (this.pendingChars > MAX_LINE_CHARS) {
-        throw new InputError(`line longer than ${MAX_LINE_CHARS} characters: not nvidia-smi text output`, {
+        throw new InputError(`line longer than ${MAX_LINE_CHARS} characters: not line-oriented telemetry text`, {
           file: this.file,
           location: `line ${this.lineNumber + 1}`,
         });

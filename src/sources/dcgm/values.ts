@@ -1,0 +1,56 @@
+/**
+ * Reading one DCGM value as text (exposition, Prometheus JSON and dcgmi all print text)
+ * into the unit of the reading it feeds.
+ *
+ * DCGM says "no value" with sentinels at the top of each storage type (dcgm_structs.h):
+ *   DCGM_INT64_BLANK 0x7ffffffffffffff0 (2^63 - 16), and NOT_FOUND / NOT_SUPPORTED /
+ *     NOT_PERMISSIONED at +1..+3 (dcgm-exporter's README shows 9223372036854775794);
+ *   DCGM_INT32_BLANK 0x7ffffff0 (2147483632), +1..+3 likewise;
+ *   DCGM_FP64_BLANK 140737488355328.0 (2^47), and DCGM_FP64_IS_BLANK(v) is v >= 2^47.
+ * A sentinel is a missing value, never a number: an idle GPU must not show 9.2e18 %.
+ */
+import type { DcgmField, DcgmValueType } from './fields.js';
+
+/**
+ * Integer blanks are anything at or above 2^63 - 1000. As a double that bound rounds to
+ * 2^63 - 1024 (doubles are 1024 apart there); the four sentinels all parse to 2^63, and
+ * no figure a GPU reports comes within a few thousand of 2^63, so the comparison is exact
+ * for every value that matters.
+ */
+const INT64_BLANK_FLOOR = 2 ** 63 - 1000;
+const INT32_BLANK = 0x7ffffff0;
+const INT32_BLANK_LAST = INT32_BLANK + 3;
+const FP64_BLANK = 140_737_488_355_328;
+
+/**
+ * True for DCGM's "blank" sentinels. The four int32 sentinels are matched exactly (not
+ * "2147483632 and above", which would hide real PCIe rates above 2 GB/s); a real reading
+ * of exactly one of those four byte rates is the price of catching them elsewhere.
+ */
+export function isDcgmBlank(value: number, valueType: DcgmValueType): boolean {
+  if (value >= INT64_BLANK_FLOOR) return true;
+  if (value >= INT32_BLANK && value <= INT32_BLANK_LAST && Number.isInteger(value)) return true;
+  return valueType === 'fp64' && value >= FP64_BLANK;
+}
+
+/** Decimal with optional fraction and exponent (Go's %g in federation output uses one). */
+const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** Texts that mean "no value here": dcgmi's `N/A`, DCGM's string blank, an empty cell. */
+const NO_VALUE = new Set(['', 'N/A', '<<<NULL>>>']);
+/** Prometheus' NaN (no value) and infinities (no reading a GPU can give), any case. */
+const NOT_FINITE = /^(?:[+-]?(?:inf|infinity)|nan)$/i;
+
+/**
+ * The value in the reading's unit; undefined when the source says there is none (a
+ * sentinel, NaN, N/A); NaN when the text is not a number this field can hold (the caller
+ * warns). No field gpu-audit reads can be negative.
+ */
+export function readDcgmValue(text: string, field: DcgmField): number | undefined {
+  if (NO_VALUE.has(text) || NOT_FINITE.test(text)) return undefined;
+  if (!NUMBER.test(text)) return Number.NaN;
+  const value = Number(text);
+  if (isDcgmBlank(value, field.valueType)) return undefined;
+  if (value < 0) return Number.NaN;
+  return value * field.scale;
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { scanExpositionLine } from '../../../src/sources/dcgm/exposition.js';
+import type { ExpositionSample } from '../../../src/sources/dcgm/exposition.js';
+
+function sampleOf(line: string): ExpositionSample {
+  const scanned = scanExpositionLine(line);
+  if (scanned.kind !== 'sample') throw new Error(`not a sample: ${JSON.stringify(scanned)}`);
+  return scanned.sample;
+}
+
+function reasonOf(line: string): string {
+  const scanned = scanExpositionLine(line);
+  if (scanned.kind !== 'invalid') throw new Error(`not invalid: ${JSON.stringify(scanned)}`);
+  return scanned.reason;
+}
+
+describe('scanExpositionLine', () => {
+  it('reads a dcgm-exporter line: name, labels by name, value', () => {
+    const sample = sampleOf('DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-6d5c0ac5",modelName="Tesla T4"} 91');
+    expect(sample).toEqual({
+      series: 'DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-6d5c0ac5",modelName="Tesla T4"}',
+      name: 'DCGM_FI_DEV_GPU_UTIL',
+      labels: new Map([['gpu', '0'], ['UUID', 'GPU-6d5c0ac5'], ['modelName', 'Tesla T4']]),
+      value: '91',
+      time: undefined,
+    });
+  });
+
+  it('undoes the three escapes of label values and keeps other backslashes', () => {
+    const sample = sampleOf(String.raw`m{a="say \"hi\"",b="C:\\dir",c="two\nlines",d="\d"} 1`);
+    expect(sample.labels.get('a')).toBe('say "hi"');
+    expect(sample.labels.get('b')).toBe('C:\\dir');
+    expect(sample.labels.get('c')).toBe('two\nlines');
+    expect(sample.labels.get('d')).toBe('\\d');
+  });
+
+  it('does not end a label value at an escaped quote, nor take braces and commas inside it as syntax', () => {
+    const sample = sampleOf(String.raw`m{a="x\",b=\"y",c="{},"} 2`);
+    expect([...sample.labels]).toEqual([['a', 'x",b="y'], ['c', '{},']]);
+  });
+
+  it('accepts blanks around tokens, a trailing comma, and no labels at all', () => {
+    expect(sampleOf('  m { a = "1" , b="2", }\t3  ').labels).toEqual(new Map([['a', '1'], ['b', '2']]));
+    expect(sampleOf('m 3')).toMatchObject({ name: 'm', value: '3' });
+    expect(sampleOf('m{} 3').labels.size).toBe(0);
+  });
+
+  it('reads Prometheus 3 quoted names: a quoted metric name inside the braces and quoted label names', () => {
+    const sample = sampleOf('{"DCGM_FI_DEV_GPU_UTIL", "k8s.pod"="p", gpu="0"} 5');
+    expect(sample.name).toBe('DCGM_FI_DEV_GPU_UTIL');
+    expect(sample.labels).toEqual(new Map([['k8s.pod', 'p'], ['gpu', '0']]));
+  });
+
+  it('reads an integer timestamp as epoch ms and an OpenMetrics decimal one as seconds', () => {
+    expect(sampleOf('m{a="1"} 3 1700000000123').time).toBe(1_700_000_000_123);
+    expect(sampleOf('m 3 1700000000.123').time).toBe(1_700_000_000_123);
+  });
+
+  it('accepts the values Go prints: decimals, exponents, NaN and infinities', () => {
+    for (const value of ['68.244000', '1.5e+06', '-2', 'NaN', '+Inf', '-Inf']) {
+      expect(sampleOf(`m ${value}`).value).toBe(value);
+    }
+  });
+
+  it('classes comments and blank lines', () => {
+    expect(scanExpositionLine('# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).').kind).toBe('comment');
+    expect(scanExpositionLine('# EOF').kind).toBe('comment');
+    expect(scanExpositionLine('   ').kind).toBe('blank');
+  });
+
+  it.each([
+    ['* Connection #0 to host 192.168.1.16 left intact', 'not a metric line'],
+    ['DCGM_FI_DEV_SM_CLOCK,  gauge, SM clock frequency (in MHz).', 'not a metric line'],
+    ['apiVersion: v1', 'value v1 of apiVersion: is not a number'],
+    ['m{a="1"}', 'no value after m'],
+    ['m{a="1} 3', 'unterminated value of label a'],
+    ['m{a=1} 3', 'expected a quoted value for label a'],
+    ['m{a="1" b="2"} 3', 'expected , or } after label a'],
+    ['m{a="1",a="2"} 3', 'label a given twice'],
+    ['m 3 yesterday', 'timestamp yesterday of m is not a number'],
+    ['m 3 4 5', 'unexpected text after the value of m'],
+  ])('rejects %j: %s', (line, reason) => {
+    expect(reasonOf(line)).toBe(reason);
+  });
+});
