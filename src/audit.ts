@@ -4,13 +4,21 @@
  */
 import type { Readable } from 'node:stream';
 import { createFleetAnalyzer, gpuFindings, summarizeFleet, applyGpuCosts, applyModelKeys } from './analysis/index.js';
-import { inferMigProfile, loadCatalog, modelKeyOf, pricePerDeviceHour, resolveInstanceType } from './catalog/index.js';
-import type { InstanceCatalog, PricingModel } from './model/catalog.js';
+import { gpuEntriesFromAggregates, type DeviceAggregates } from './analysis/aggregates.js';
+import type { FleetProfile } from './analysis/index.js';
+import { attributeKubernetes, nodesByHost } from './analysis/kubernetes.js';
+import type { PodAssignmentRecord } from './analysis/pod-assignments.js';
+import { matchesGlob, profileWorkloads, type PodOnDevice, type WorkloadDefinition } from './analysis/workloads/index.js';
+import { UNKNOWN_GPU_KEY, inferMigProfile, loadCatalog, modelKeyOf, pricePerDeviceHour, resolveInstanceType } from './catalog/index.js';
+import type { InstanceCatalog, InstanceType, PricingModel } from './model/catalog.js';
 import { InputError } from './model/errors.js';
 import type { ObservationSink } from './model/observations.js';
 import type { GpuEntry, InstanceTypeBasis, Report, SourceSummary } from './model/report.js';
 import { REPORT_SCHEMA_VERSION } from './model/report.js';
+import { DEFAULT_RECOMMEND_SETTINGS, recommendForFleet } from './recommend/index.js';
 import { hostForInput, openInput, requireParser, resolveInputs, type InputRef } from './sources/index.js';
+import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
+import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
 
 export type Provider = 'aws' | 'azure' | 'gcp';
@@ -36,21 +44,38 @@ export interface AuditOptions {
   catalog?: InstanceCatalog;
   /** Called as each input starts, for progress display. */
   onInput?: (ref: string, index: number, total: number) => void;
+  /** `--k8s`: files of Kubernetes Pod and Node objects (kubectl get pods,nodes -A -o json). */
+  kubernetesFiles?: string[];
+  /** `--kubectl`: ask the cluster for its pods and nodes. */
+  kubectl?: KubectlOptions;
+  /** Audit a live Prometheus server instead of `inputs` (src/sources/prometheus). */
+  prometheus?: Omit<PrometheusSourceOptions, 'idleThresholdPct' | 'nowMs'>;
+  /** Workloads of gpu-audit.yaml: when given, every device and process is attributed to one (or to `unassigned`). */
+  workloads?: readonly WorkloadDefinition[];
+  /** Headroom on a workload's VRAM need, percent (default 15). */
+  vramHeadroomPct?: number;
+  /** gpu-audit.yaml `hosts:`: instance type by host glob, first match wins; `instanceType` overrides it. */
+  hostInstanceTypes?: readonly { host: string; instanceType: string }[];
+  /** gpu-audit.yaml `pricing.discounts`: a negotiated discount off on-demand replaces the catalog's commitment price. */
+  commitmentDiscountPct?: Partial<Record<'reserved-1y' | 'reserved-3y', number>>;
 }
 
 export interface AuditResult {
   report: Report;
   /** Inputs that could not be read (only with keepGoing; otherwise the first one is thrown). */
   failures: InputError[];
+  /** With --prometheus: requests made and bytes received. */
+  transfer?: TransferStats;
 }
 
 /** Warning messages kept per source; the rest are counted so a broken log cannot flood the report. */
 const MAX_WARNINGS_PER_SOURCE = 50;
 
 export async function runAudit(options: AuditOptions): Promise<AuditResult> {
+  if (options.prometheus !== undefined) return finishAudit(await readPrometheusProfile(options, options.prometheus), [], options);
   const inputs = await resolveInputs(options.inputs);
   if (inputs.length === 0) throw new InputError('no input given: name files, directories, globs or - for stdin');
-  const analyzer = createFleetAnalyzer({ idleThresholdPct: options.idleThresholdPct });
+  const analyzer = createFleetAnalyzer({ idleThresholdPct: options.idleThresholdPct, timeZone: options.timeZone });
   const sources: SourceSummary[] = [];
   const failures: InputError[] = [];
 
@@ -73,6 +98,33 @@ export async function runAudit(options: AuditOptions): Promise<AuditResult> {
   for (const warning of profile.warnings) {
     sources.find((source) => source.ref === warning.source)?.warnings.push(warning.message);
   }
+  return finishAudit({ profile, sources }, failures, options);
+}
+
+/** What either kind of source hands to the rest of the pipeline. */
+interface ReadProfile {
+  profile: Pick<FleetProfile, 'gpus' | 'window' | 'deviceFacts'> & Partial<Pick<FleetProfile, 'podAssignments'>>;
+  sources: SourceSummary[];
+  transfer?: TransferStats;
+}
+
+/**
+ * Prometheus: aggregates pushed down to the server, made into the same GpuEntries
+ * (analysis/aggregates.ts); the collected devices' type is checked against the analysis' here.
+ */
+async function readPrometheusProfile(options: AuditOptions, prometheus: NonNullable<AuditOptions['prometheus']>): Promise<ReadProfile> {
+  const nowMs = (options.now?.() ?? new Date()).getTime();
+  const read = await readPrometheus({ ...prometheus, idleThresholdPct: options.idleThresholdPct, nowMs });
+  const devices: readonly DeviceAggregates[] = read.devices;
+  if (devices.length === 0) throw new InputError('no GPU data found in the window', { file: read.summary.ref });
+  const profile = gpuEntriesFromAggregates(devices, { timeZone: options.timeZone, window: read.window });
+  return { profile: { ...profile, deviceFacts: new Map() }, sources: [read.summary], transfer: read.stats };
+}
+
+async function finishAudit({ profile, sources, transfer }: ReadProfile, failures: InputError[], options: AuditOptions): Promise<AuditResult> {
+  const kubernetesReads = await readKubernetesInputs({ files: options.kubernetesFiles, kubectl: options.kubectl, stdin: options.stdin });
+  const inventory = mergeInventories(kubernetesReads);
+  const nodeOfHost = nodesByHost(inventory.nodes, new Set(profile.gpus.map((gpu) => gpu.host)));
   const catalog = options.catalog ?? (await loadCatalog());
   const withModels = applyModelKeys(profile.gpus, (model, pciDeviceId) => modelKeyOf(model, pciDeviceId), profile.deviceFacts);
   const withProfiles = withModels.map((gpu) =>
@@ -87,9 +139,37 @@ export async function runAudit(options: AuditOptions): Promise<AuditResult> {
             }) ?? null,
         },
   );
-  const gpus = priceGpus(withProfiles, catalog, options);
-  const findings = gpuFindings(gpus, profile.window.seconds, { idleThresholdPct: options.idleThresholdPct });
-  const summary = summarizeFleet(gpus, 0);
+  const gpus = priceGpus(withProfiles, catalog, options, nodeOfHost);
+  const kubernetes = kubernetesReads.length === 0 ? undefined : attributeKubernetes({
+    inventory,
+    gpus,
+    podAssignments: profile.podAssignments ?? new Map(),
+    idleThresholdPct: options.idleThresholdPct,
+    modelKeyOf: (product) => modelKeyOf(product),
+  });
+  const workloads = options.workloads === undefined || options.workloads.length === 0
+    ? []
+    : profileWorkloads(gpus, options.workloads, {
+      vramHeadroomPct: options.vramHeadroomPct,
+      podsByDevice: podsOnDevices(profile.podAssignments ?? new Map(), inventory.pods),
+    });
+  const reserved1yDiscountPct = options.commitmentDiscountPct?.['reserved-1y'];
+  const advice = recommendForFleet({ gpus, workloads, definitions: options.workloads ?? [] }, {
+    ...DEFAULT_RECOMMEND_SETTINGS,
+    catalog,
+    pricing: options.pricing,
+    providers: options.provider === undefined ? undefined : [options.provider],
+    region: options.region,
+    idleThresholdPct: options.idleThresholdPct,
+    ...(options.vramHeadroomPct === undefined ? {} : { vramHeadroom: options.vramHeadroomPct / 100 }),
+    ...(reserved1yDiscountPct === undefined ? {} : { commitment: { fraction: reserved1yDiscountPct / 100, source: 'gpu-audit.yaml pricing.discounts.reserved1yPct' } }),
+  });
+  const findings = [
+    ...gpuFindings(gpus, profile.window.seconds, { idleThresholdPct: options.idleThresholdPct }),
+    ...advice.findings,
+    ...(kubernetes?.findings ?? []),
+  ];
+  const summary = summarizeFleet(gpus, advice.potentialMonthlySavingsUsd);
 
   const report: Report = {
     schemaVersion: REPORT_SCHEMA_VERSION,
@@ -107,15 +187,16 @@ export async function runAudit(options: AuditOptions): Promise<AuditResult> {
       provider: options.provider ?? null,
       region: options.region ?? null,
     },
-    sources,
+    sources: [...sources, ...kubernetesSources(kubernetesReads, kubernetes?.notes ?? [])],
     catalog: { name: catalog.name, asOf: catalog.asOf, source: catalog.origin, ageDays: catalog.ageDays },
     gpus,
-    workloads: [],
+    workloads,
     findings,
-    recommendations: [],
+    recommendations: advice.recommendations,
     summary,
+    ...(kubernetes === undefined ? {} : { kubernetes: kubernetes.section }),
   };
-  return { report, failures };
+  return transfer === undefined ? { report, failures } : { report, failures, transfer };
 }
 
 async function readInput(input: InputRef, options: AuditOptions, sink: ObservationSink & { beginSource(ref: string): void }): Promise<SourceSummary | undefined> {
@@ -137,6 +218,7 @@ async function readInput(input: InputRef, options: AuditOptions, sink: Observati
       device: (info) => sink.device(info),
       sample: (sample) => sink.sample(sample),
       process: (process) => sink.process(process),
+      assignment: (assignment) => sink.assignment?.(assignment),
       warn: (warning) => {
         warningCount += 1;
         if (warnings.length < MAX_WARNINGS_PER_SOURCE) warnings.push(`${warning.location}: ${warning.message}`);
@@ -152,8 +234,21 @@ async function readInput(input: InputRef, options: AuditOptions, sink: Observati
   }
 }
 
-/** Maps each host to an instance type (flag, else inferred from GPU model x count) and prices its GPUs. */
-function priceGpus(gpus: GpuEntry[], catalog: InstanceCatalog, options: AuditOptions): GpuEntry[] {
+/** The Kubernetes inputs as `sources[]` entries; the attribution's notes go with the first. */
+function kubernetesSources(reads: readonly KubernetesSourceRead[], notes: readonly string[]): SourceSummary[] {
+  return reads.map((read, index) => ({
+    ref: read.ref,
+    format: 'kubernetes',
+    records: read.records,
+    warnings: index === 0 ? [...read.warnings, ...notes] : [...read.warnings],
+  }));
+}
+
+/**
+ * Maps each host to an instance type (flag, else its Kubernetes node's instance-type label,
+ * else inferred from GPU model x count) and prices its GPUs.
+ */
+function priceGpus(gpus: GpuEntry[], catalog: InstanceCatalog, options: AuditOptions, nodeOfHost: ReadonlyMap<string, NodeInfo>): GpuEntry[] {
   const physicalByHost = new Map<string, GpuEntry[]>();
   for (const gpu of gpus) {
     if (gpu.parentId !== null) continue;
@@ -163,9 +258,15 @@ function priceGpus(gpus: GpuEntry[], catalog: InstanceCatalog, options: AuditOpt
   }
   const perHost = new Map<string, { instanceType: string; basis: InstanceTypeBasis; hourlyUsdPerGpu: number | null }>();
   for (const [host, hostGpus] of physicalByHost) {
-    const modelKey = mostCommon(hostGpus.map((gpu) => gpu.modelKey));
+    const node = nodeOfHost.get(host);
+    const telemetryModelKey = mostCommon(hostGpus.map((gpu) => gpu.modelKey));
+    // GPU feature discovery's product label names the model where the telemetry does not.
+    const modelKey = telemetryModelKey === UNKNOWN_GPU_KEY && node?.gpuProduct !== undefined ? modelKeyOf(node.gpuProduct) : telemetryModelKey;
+    const configType = options.hostInstanceTypes?.find((entry) => matchesGlob(entry.host, host))?.instanceType;
     const resolved = resolveInstanceType(catalog, {
-      explicitType: options.instanceType,
+      explicitType: options.instanceType ?? configType,
+      explicitBasis: options.instanceType === undefined && configType !== undefined ? 'config' : 'flag',
+      nodeLabelType: node?.instanceType,
       modelKey,
       gpuCount: hostGpus.length,
       provider: options.provider,
@@ -175,10 +276,36 @@ function priceGpus(gpus: GpuEntry[], catalog: InstanceCatalog, options: AuditOpt
     perHost.set(host, {
       instanceType: resolved.instance.name,
       basis: resolved.basis,
-      hourlyUsdPerGpu: pricePerDeviceHour(resolved.instance, options.pricing),
+      hourlyUsdPerGpu: devicePrice(resolved.instance, options),
     });
   }
   return applyGpuCosts(gpus, (gpu) => perHost.get(gpu.host));
+}
+
+/** Price per device-hour at the pricing model in force; a configured commitment discount applies to the on-demand price. */
+function devicePrice(instance: InstanceType, options: AuditOptions): number | null {
+  const discountPct = options.pricing === 'reserved-1y' || options.pricing === 'reserved-3y' ? options.commitmentDiscountPct?.[options.pricing] : undefined;
+  if (discountPct === undefined) return pricePerDeviceHour(instance, options.pricing);
+  const onDemand = pricePerDeviceHour(instance, 'on-demand');
+  return onDemand === null ? null : onDemand * (1 - discountPct / 100);
+}
+
+/** The containers seen on each device, with their pod's labels where the Kubernetes inventory has the pod. */
+function podsOnDevices(
+  assignments: ReadonlyMap<string, readonly PodAssignmentRecord[]>,
+  pods: readonly { namespace: string; name: string; labels: Readonly<Record<string, string>> }[],
+): Map<string, PodOnDevice[]> {
+  const labelsOf = new Map(pods.map((pod) => [`${pod.namespace}/${pod.name}`, pod.labels]));
+  const result = new Map<string, PodOnDevice[]>();
+  for (const [deviceId, records] of assignments) {
+    result.set(deviceId, records.map((record) => ({
+      namespace: record.namespace,
+      pod: record.pod,
+      ...(record.container === null ? {} : { container: record.container }),
+      labels: { ...labelsOf.get(`${record.namespace}/${record.pod}`) },
+    })));
+  }
+  return result;
 }
 
 function mostCommon(values: string[]): string {

@@ -7,16 +7,18 @@
  * resolved to boards (./identity.ts), each device's series are chained into one timeline
  * (./timeline.ts) and the GpuEntry is built (./gpu-entry.ts).
  */
-import type { DeviceInfo, DeviceRef, GpuSample, ObservationSink, ProcessSample, SourceWarning } from '../model/observations.js';
+import type { DeviceInfo, DeviceRef, GpuSample, ObservationSink, PodAssignment, ProcessSample, SourceWarning } from '../model/observations.js';
 import type { GpuEntry } from '../model/report.js';
 import { FigureAccumulator } from './figure-accumulator.js';
 import { buildGpuEntry, type DeviceFacts, type DeviceInventory } from './gpu-entry.js';
 import { assignReportIds, type BoardIdentity, boardIdentityOf, boardKey, describeIdentity, refKey, resolveBoards } from './identity.js';
 import type { AnalysisOptions } from './options.js';
+import { MAX_CONTAINERS_PER_DEVICE, PodAssignmentTable, type PodAssignmentRecord } from './pod-assignments.js';
 import { ProcessTable } from './processes.js';
 import { sampleValues } from './sample-values.js';
 import { LARGEST_INTERVALS_KEPT, SeriesRecorder } from './series.js';
 import { closeTimeline, selectNonOverlapping, type SourcedSeries } from './timeline.js';
+import { ZoneClock } from './zone-clock.js';
 
 export interface AnalysisWarning {
   /** The input the warning is about, as given to `beginSource`. */
@@ -38,6 +40,8 @@ export interface FleetProfile {
   warnings: AnalysisWarning[];
   /** Inventory facts the report has no field for, by GpuEntry id (catalog look-ups need pciDeviceId). */
   deviceFacts: ReadonlyMap<string, DeviceFacts>;
+  /** Kubernetes containers seen holding each device (dcgm-exporter pod labels), by GpuEntry id; devices with none are absent. */
+  podAssignments: ReadonlyMap<string, readonly PodAssignmentRecord[]>;
 }
 
 export interface FleetAnalyzer extends ObservationSink {
@@ -74,6 +78,7 @@ interface RefState {
   gpuInstanceId: number | undefined;
   inventory: DeviceInventory;
   bySource: Map<number, RefSourceState>;
+  assignments: PodAssignmentTable | undefined;
 }
 
 interface DeviceGroup {
@@ -104,8 +109,12 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   private source: SourceState | undefined;
   private sourceCount = 0;
   private finished = false;
+  /** The report's zone, for hour-of-week; shared by every series so its offset cache is too. */
+  private readonly clock: ZoneClock;
 
-  constructor(private readonly options: AnalysisOptions) {}
+  constructor(private readonly options: AnalysisOptions) {
+    this.clock = new ZoneClock(options.timeZone ?? 'UTC');
+  }
 
   beginSource(ref: string): void {
     this.source = { ordinal: this.sourceCount, label: ref };
@@ -130,7 +139,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       state.pointCount += 1;
       return;
     }
-    state.series ??= new SeriesRecorder(this.options.idleThresholdPct);
+    state.series ??= new SeriesRecorder(this.options.idleThresholdPct, this.clock);
     state.series.record(sample.time, values);
   }
 
@@ -138,6 +147,12 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     const state = this.refSourceState(process.ref);
     state.processes ??= new ProcessTable();
     state.processes.add(process);
+  }
+
+  assignment(assignment: PodAssignment): void {
+    const state = this.refState(assignment.ref);
+    state.assignments ??= new PodAssignmentTable();
+    state.assignments.add(assignment);
   }
 
   warn(warning: SourceWarning): void {
@@ -172,6 +187,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     })));
     const gpus: GpuEntry[] = [];
     const deviceFacts = new Map<string, DeviceFacts>();
+    const podAssignments = new Map<string, readonly PodAssignmentRecord[]>();
     let startMs: number | null = null;
     let endMs: number | null = null;
 
@@ -184,13 +200,14 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       for (const member of members) {
         gpus.push(member.entry);
         deviceFacts.set(member.entry.id, member.facts);
+        if (member.pods.length > 0) podAssignments.set(member.entry.id, member.pods);
         if (member.firstTimeMs !== null) startMs = Math.min(startMs ?? Infinity, member.firstTimeMs);
         if (member.endMs !== null) endMs = Math.max(endMs ?? -Infinity, member.endMs);
       }
     });
 
     const seconds = startMs !== null && endMs !== null ? (endMs - startMs) / 1000 : 0;
-    return { gpus, window: { startMs, endMs, seconds }, warnings, deviceFacts };
+    return { gpus, window: { startMs, endMs, seconds }, warnings, deviceFacts, podAssignments };
   }
 
   private currentSource(): SourceState {
@@ -204,7 +221,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     const key = refKey(ref);
     let state = this.refs.get(key);
     if (state === undefined) {
-      state = { board: boardIdentityOf(ref), gpuInstanceId: ref.gpuInstanceId, inventory: {}, bySource: new Map() };
+      state = { board: boardIdentityOf(ref), gpuInstanceId: ref.gpuInstanceId, inventory: {}, bySource: new Map(), assignments: undefined };
       this.refs.set(key, state);
     }
     return state;
@@ -272,7 +289,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     parent: { entry: GpuEntry; facts: DeviceFacts } | null,
     hasMigDevices: boolean,
     warnings: AnalysisWarning[],
-  ): { entry: GpuEntry; facts: DeviceFacts; firstTimeMs: number | null; endMs: number | null } {
+  ): { entry: GpuEntry; facts: DeviceFacts; firstTimeMs: number | null; endMs: number | null; pods: PodAssignmentRecord[] } {
     const threshold = this.options.idleThresholdPct;
     const inventory: DeviceInventory = {};
     const points = new FigureAccumulator(threshold);
@@ -328,6 +345,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       hasMigDevices,
       inventory,
       timed: timeline.figures,
+      activity: timeline.activity,
       points,
       samples: timeline.sampleCount + pointCount,
       firstTimeMs: timeline.firstTimeMs,
@@ -340,6 +358,13 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       architecture: inventory.architecture ?? parent?.facts.architecture ?? null,
       multiprocessorCount: inventory.multiprocessorCount ?? null,
     };
-    return { entry, facts, firstTimeMs: timeline.firstTimeMs, endMs: timeline.endMs };
+    const pods = new PodAssignmentTable();
+    for (const ref of group.refs) if (ref.assignments !== undefined) pods.merge(ref.assignments);
+    // Pod labels come with the samples of the same scrape: the warning goes to that input.
+    const podSource = group.refs.flatMap((ref) => [...ref.bySource.values()])[0]?.source.label;
+    if (pods.overflowSamples > 0 && podSource !== undefined) {
+      warnings.push({ source: podSource, message: `GPU ${id}: more than ${MAX_CONTAINERS_PER_DEVICE} pod containers seen holding it; ${samplesCount(pods.overflowSamples)} of the others were not kept` });
+    }
+    return { entry, facts, firstTimeMs: timeline.firstTimeMs, endMs: timeline.endMs, pods: pods.list() };
   }
 }

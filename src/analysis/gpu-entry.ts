@@ -12,6 +12,7 @@
 import type { DeviceInfo } from '../model/observations.js';
 import type { GpuEntry, ProcessSummary } from '../model/report.js';
 import { chooseComputeBasis } from './compute-ladder.js';
+import type { ActivityProfile } from './activity-profile.js';
 import type { FigureAccumulator } from './figure-accumulator.js';
 import type { BoardIdentity } from './identity.js';
 import { MS_PER_HOUR } from './options.js';
@@ -38,6 +39,8 @@ export interface DeviceFigures {
   hasMigDevices: boolean;
   inventory: DeviceInventory;
   timed: FigureAccumulator;
+  /** Timeline and hour-of-week of the timed samples; null without any. */
+  activity: ActivityProfile | null;
   points: FigureAccumulator;
   samples: number;
   firstTimeMs: number | null;
@@ -58,6 +61,11 @@ export function buildGpuEntry(device: DeviceFigures): GpuEntry {
   const tally = computeBasis === 'unknown' ? null : figures.idleTally(computeBasis);
   const idleFraction = tally === null ? null : tally.idleWeight / tally.observedWeight;
   const idleHours = tally === null || timedMs <= 0 ? 0 : tally.idleWeight / MS_PER_HOUR;
+
+  // Point values have no time to put in buckets: a device without timed weight has neither.
+  const activity = timedMs > 0 && device.activity !== null
+    ? device.activity.reportFields(computeBasis)
+    : { timeline: null, hourOfWeekComputePct: null };
 
   const memoryUsedMiB = figures.memoryUsedStats();
   const memoryTotalMiB = device.inventory.memoryTotalMiB ?? device.timed.memoryTotalMiB() ?? device.points.memoryTotalMiB();
@@ -95,5 +103,7 @@ export function buildGpuEntry(device: DeviceFigures): GpuEntry {
     lastSeen: isoTime(device.lastTimeMs),
     processes: device.processes,
     hourlyCostUsd: null,
+    timeline: activity.timeline,
+    hourOfWeekComputePct: activity.hourOfWeekComputePct,
   };
 }

@@ -13,14 +13,20 @@
  * If more gaps than that exceed the cap, the shorter of them keep their full weight and
  * `close` reports it so that the analyzer can warn.
  *
+ * The same weights feed an ActivityProfile (timeline buckets, hour-of-week): the full interval
+ * as the next sample arrives, the part beyond the cap taken back at `close`, which is why a
+ * remembered interval keeps its start time.
+ *
  * A sample older than the one before it, or a second reading of a field at the same
  * timestamp, is dropped and counted. A reading at the same timestamp that only adds fields
  * the sample lacked is merged into it: some sources send one metric per line.
  */
+import { ActivityProfile } from './activity-profile.js';
 import { FigureAccumulator } from './figure-accumulator.js';
 import { fillMissing, type SampleValues, sharesAField } from './sample-values.js';
 import { LargestK } from './stats/largest-k.js';
 import { INTERVAL_MS_RANGE, WeightedQuantileSketch } from './stats/weighted-quantile-sketch.js';
+import { ZoneClock } from './zone-clock.js';
 
 export const LARGEST_INTERVALS_KEPT = 4096;
 /** Cap on a sample's weight, in median intervals. */
@@ -33,11 +39,21 @@ export interface CloseResult {
   uncorrectedGaps: boolean;
 }
 
+/** A remembered interval: the sample it weighted and when that sample was taken. */
+export interface TimedValues {
+  startMs: number;
+  values: SampleValues;
+}
+
+const UTC_CLOCK = new ZoneClock('UTC');
+
 export class SeriesRecorder {
   /** Weighted figures of the committed samples (all but the pending last one). */
   readonly figures: FigureAccumulator;
   readonly intervals = new WeightedQuantileSketch(INTERVAL_MS_RANGE);
-  readonly longestIntervals = new LargestK<SampleValues>(LARGEST_INTERVALS_KEPT);
+  readonly longestIntervals = new LargestK<TimedValues>(LARGEST_INTERVALS_KEPT);
+  /** Timeline and hour-of-week of the committed samples, settled at `close`. */
+  readonly activity: ActivityProfile;
   firstTimeMs = Number.NaN;
   lastTimeMs = Number.NaN;
   sampleCount = 0;
@@ -46,8 +62,10 @@ export class SeriesRecorder {
   private pending: SampleValues | undefined;
   private closed = false;
 
-  constructor(idleThresholdPct: number) {
+  /** `clock`: the report's time zone, for the hour-of-week profile. */
+  constructor(idleThresholdPct: number, clock: ZoneClock = UTC_CLOCK) {
     this.figures = new FigureAccumulator(idleThresholdPct);
+    this.activity = new ActivityProfile(clock);
   }
 
   record(timeMs: number, values: SampleValues): SampleOutcome {
@@ -71,7 +89,7 @@ export class SeriesRecorder {
       fillMissing(this.pending, values);
       return 'merged';
     }
-    this.commit(this.pending, timeMs - this.lastTimeMs);
+    this.commit(this.pending, this.lastTimeMs, timeMs - this.lastTimeMs);
     this.pending = values;
     this.lastTimeMs = timeMs;
     this.sampleCount += 1;
@@ -95,16 +113,23 @@ export class SeriesRecorder {
   close(capMs: number, lastWeightMs: number): CloseResult {
     if (this.closed) throw new Error('SeriesRecorder.close called twice');
     this.closed = true;
-    for (const { key: intervalMs, item: values } of this.longestIntervals.entries()) {
-      if (intervalMs > capMs) this.figures.add(values, -(intervalMs - capMs));
+    for (const { key: intervalMs, item: { startMs, values } } of this.longestIntervals.entries()) {
+      if (intervalMs <= capMs) continue;
+      this.figures.add(values, -(intervalMs - capMs));
+      this.activity.takeBack(startMs + capMs, intervalMs - capMs, values);
     }
-    if (this.pending !== undefined && lastWeightMs > 0) this.figures.add(this.pending, lastWeightMs);
+    if (this.pending !== undefined && lastWeightMs > 0) {
+      this.figures.add(this.pending, lastWeightMs);
+      this.activity.add(this.lastTimeMs, lastWeightMs, this.pending);
+    }
+    this.activity.settle(capMs);
     return { uncorrectedGaps: this.longestIntervals.largestDroppedKey > capMs };
   }
 
-  private commit(values: SampleValues, intervalMs: number): void {
+  private commit(values: SampleValues, startMs: number, intervalMs: number): void {
     this.figures.add(values, intervalMs);
+    this.activity.add(startMs, intervalMs, values);
     this.intervals.add(intervalMs, 1);
-    this.longestIntervals.offer(intervalMs, values);
+    this.longestIntervals.offer(intervalMs, { startMs, values });
   }
 }

@@ -13,6 +13,7 @@
  * snapshot) has no median of its own and borrows the chain's, taken over all intervals of the
  * chain including the joins. A chain of one single sample has no duration: it is a point value.
  */
+import { ActivityProfile } from './activity-profile.js';
 import { FigureAccumulator } from './figure-accumulator.js';
 import type { SampleValues } from './sample-values.js';
 import { GAP_CAP_MEDIAN_INTERVALS, type SeriesRecorder } from './series.js';
@@ -52,6 +53,8 @@ export function selectNonOverlapping<T extends SourcedSeries>(series: readonly T
 export interface Timeline<T extends SourcedSeries> {
   /** Weighted figures of the chain; weight 0 when it has no duration. */
   figures: FigureAccumulator;
+  /** Timeline buckets and hour-of-week of the chain; null when it has no timed series. */
+  activity: ActivityProfile | null;
   sampleCount: number;
   firstTimeMs: number | null;
   lastTimeMs: number | null;
@@ -70,7 +73,7 @@ export function closeTimeline<T extends SourcedSeries>(series: readonly T[], idl
   const first = chain[0];
   const last = chain.at(-1);
   if (first === undefined || last === undefined) {
-    return { figures, sampleCount: 0, firstTimeMs: null, lastTimeMs: null, endMs: null, loneSample: undefined, uncorrectedGaps: [] };
+    return { figures, activity: null, sampleCount: 0, firstTimeMs: null, lastTimeMs: null, endMs: null, loneSample: undefined, uncorrectedGaps: [] };
   }
 
   const joinsMs = chain.slice(1).map((next, i) => next.recorder.firstTimeMs - chain[i]!.recorder.lastTimeMs);
@@ -85,6 +88,7 @@ export function closeTimeline<T extends SourcedSeries>(series: readonly T[], idl
     return chainMedian;
   };
 
+  const activity = new ActivityProfile(first.recorder.activity.clock);
   const uncorrectedGaps: T[] = [];
   let sampleCount = 0;
   let lastMedianMs: number | null = null;
@@ -104,11 +108,13 @@ export function closeTimeline<T extends SourcedSeries>(series: readonly T[], idl
     const lastWeightMs = join === undefined ? medianMs : Math.min(join, capMs);
     if (recorder.close(capMs, lastWeightMs).uncorrectedGaps) uncorrectedGaps.push(entry);
     figures.merge(recorder.figures);
+    activity.merge(recorder.activity);
     lastMedianMs = medianMs;
   });
 
   return {
     figures,
+    activity,
     sampleCount,
     firstTimeMs: first.recorder.firstTimeMs,
     lastTimeMs: last.recorder.lastTimeMs,

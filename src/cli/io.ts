@@ -13,6 +13,11 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
+  // A reader that goes away (`gpu-audit ... | head`) is not an error: stop quietly, as Unix tools do.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

@@ -3,13 +3,15 @@
  * defaults cannot drift between commands.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { PRICING_MODELS, PROVIDERS } from '../config/schema.js';
 import { isValidTimeZone, localTimeZone } from '../sources/index.js';
+import { parseDurationSeconds } from '../sources/prometheus/index.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'markdown'] as const;
+export const OUTPUT_FORMATS = ['table', 'json', 'markdown', 'html'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-export const PRICING_MODELS = ['on-demand', 'spot', 'reserved-1y', 'reserved-3y'] as const;
-export const PROVIDERS = ['aws', 'azure', 'gcp'] as const;
+// Declared once, in the config schema, so gpu-audit.yaml and the flags accept the same values.
+export { PRICING_MODELS, PROVIDERS };
 
 export const DEFAULT_IDLE_THRESHOLD_PCT = 5;
 
@@ -44,5 +46,41 @@ export function addAnalysisOptions(command: Command): Command {
     .addOption(new Option('--region <region>', 'cloud region for prices'))
     .addOption(new Option('--pricing <model>', 'pricing model in force').choices(PRICING_MODELS).default('on-demand'))
     .addOption(new Option('--instance-type <type>', 'instance type of the audited hosts (else inferred from GPU model and count)'))
-    .addOption(new Option('--keep-going', 'audit the readable inputs when some are broken; still exits 2'));
+    .addOption(new Option('--keep-going', 'audit the readable inputs when some are broken; still exits 2'))
+    .addOption(new Option('--config <file>', 'gpu-audit.yaml to use (default: gpu-audit.yaml, gpu-audit.yml or .gpu-audit.yaml here or in the nearest parent); flags win over it'));
+}
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value.trim()) || parsed < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return parsed;
+}
+
+function durationOption(value: string): string {
+  if (parseDurationSeconds(value) === undefined) throw new InvalidArgumentError('expected a duration such as 30s, 5m, 1h or 7d');
+  return value;
+}
+
+/** `audit --prometheus URL` and its window; credentials come from the environment (README). */
+export function addPrometheusOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--prometheus <url>', 'audit the dcgm-exporter series of this Prometheus server (auth: GPU_AUDIT_PROMETHEUS_* variables)'))
+    .addOption(new Option('--since <when>', 'start of the window: a duration before --until (7d, 36h) or an ISO time').default('7d'))
+    .addOption(new Option('--until <when>', 'end of the window: a duration before now or an ISO time (default: now)'))
+    .addOption(new Option('--step <duration>', 'resolution of time figures (observed and idle time)').argParser(durationOption).default('5m'))
+    .addOption(new Option('--selector <matchers>', 'label matchers added to every query, e.g. \'{namespace="ml"}\''))
+    .addOption(new Option('--prometheus-timeout <seconds>', 'deadline of each request, seconds').argParser(positiveInteger).default(120))
+    .addOption(new Option('--prometheus-concurrency <n>', 'requests in flight at once').argParser(positiveInteger).default(4));
+}
+
+function collectFiles(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** `--k8s FILE` (repeatable), `--kubectl`, `--kube-context`: attribute GPUs to pods (src/sources/kubernetes). */
+export function addKubernetesOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--k8s <file>', 'Kubernetes pods and nodes (kubectl get pods,nodes -A -o json); repeat for separate pod and node lists').argParser(collectFiles))
+    .addOption(new Option('--kubectl', 'ask the cluster for its pods and nodes with kubectl (your kubeconfig and current context)'))
+    .addOption(new Option('--kube-context <name>', 'kubeconfig context for --kubectl'));
 }

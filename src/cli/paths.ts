@@ -4,3 +4,6 @@ import { fileURLToPath } from 'node:url';
 export const demoFleetFiles = ['train-h100-01', 'infer-h200-01', 'mig-a100-01', 'notebook-a10g-01'].map((host) =>
   fileURLToPath(new URL(`../../fixtures/demo/${host}.xml.gz`, import.meta.url)),
 );
+
+/** The demo fleet's gpu-audit.yaml: its workloads; `audit --demo` reads it unless --config names another. */
+export const demoConfigFile = fileURLToPath(new URL('../../fixtures/demo/gpu-audit.yaml', import.meta.url));

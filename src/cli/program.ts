@@ -3,7 +3,10 @@ import { InputError, UpstreamError } from '../model/errors.js';
 import { TOOL_VERSION } from '../version.js';
 import { auditCommand } from './commands/audit.js';
 import { catalogCommand } from './commands/catalog.js';
+import { sizeCommand } from './commands/size.js';
+import { checkCommand } from './commands/check.js';
 import { refreshCommand } from './commands/catalog-refresh.js';
+import { reportCommand } from './commands/report.js';
 import { ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 
@@ -18,11 +21,16 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
 Examples:
   $ gpu-audit audit --demo                         # the bundled demo fleet
   $ gpu-audit audit node-07.xml --format json      # nvidia-smi -q -x output of one machine
+  $ gpu-audit check logs/ --max-waste-pct 30       # CI gate: exit 1 when breached
+  $ gpu-audit report report.json --format markdown # re-render a saved JSON report
   $ gpu-audit catalog list --provider aws --gpu H100
 
 Exit codes: 0 ok, 1 threshold breached (check), 2 usage or input error, 3 upstream failure, 4 internal error.`);
   program.addCommand(auditCommand(io, setExitCode));
+  program.addCommand(checkCommand(io, setExitCode));
+  program.addCommand(reportCommand(io));
   program.addCommand(catalogCommand(io, { refreshCommand: () => refreshCommand(io) }));
+  program.addCommand(sizeCommand(io));
   for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
   return program;
 }

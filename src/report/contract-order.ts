@@ -9,16 +9,24 @@ import type {
   Finding,
   FleetSummary,
   GpuEntry,
+  KubernetesContainerEntry,
+  KubernetesNodeEntry,
+  KubernetesPodEntry,
+  KubernetesSection,
+  GpuTimeline,
   MemoryStats,
   PercentStats,
   ProcessSummary,
+  SidecarOverhead,
   Recommendation,
   Report,
   ReportSettings,
   ReportWindow,
   SourceSummary,
+  VramEstimateEntry,
   VramProfile,
   WorkloadEntry,
+  WorkloadSignals,
 } from '../model/report.js';
 
 /** Keys declared `key?:` (may be absent), as opposed to keys always present, possibly null. */
@@ -69,13 +77,19 @@ const processSummary = objectOrder<ProcessSummary>()({
   optional: [],
 });
 
+const gpuTimeline = objectOrder<GpuTimeline>()({
+  definition: 'GpuTimeline',
+  keys: ['start', 'bucketSeconds', 'computeMeanPct', 'memoryUsedMaxMiB'],
+  optional: [],
+});
+
 const gpuEntry = objectOrder<GpuEntry>()({
   definition: 'GpuEntry',
   keys: [
     'id', 'host', 'index', 'uuid', 'pciBusId', 'model', 'modelKey', 'memoryTotalMiB', 'migMode', 'parentId', 'migProfile',
     'instanceType', 'instanceTypeBasis', 'utilization', 'smActive', 'tensorActive', 'grEngineActive', 'computeBasis',
     'memoryUsedMiB', 'vramHeadroomMiB', 'vramHeadroomPct', 'idleFraction', 'idleHours', 'gpuHours', 'samples',
-    'firstSeen', 'lastSeen', 'processes', 'hourlyCostUsd',
+    'firstSeen', 'lastSeen', 'processes', 'hourlyCostUsd', 'timeline', 'hourOfWeekComputePct',
   ],
   optional: [],
   nested: {
@@ -85,21 +99,56 @@ const gpuEntry = objectOrder<GpuEntry>()({
     grEngineActive: percentStats,
     memoryUsedMiB: memoryStats,
     processes: processSummary,
+    timeline: gpuTimeline,
   },
 });
 
-const vramProfile = objectOrder<VramProfile>()({ definition: 'VramProfile', keys: ['peakMiB', 'p95MiB', 'requiredMiB', 'basis'], optional: [] });
+const vramEstimate = objectOrder<VramEstimateEntry>()({
+  definition: 'VramEstimate',
+  keys: ['totalMiB', 'terms', 'missing'],
+  optional: [],
+  nested: { terms: objectOrder<VramEstimateEntry['terms'][number]>()({ definition: 'VramEstimateTerm', keys: ['term', 'mib', 'formula'], optional: [] }) },
+});
+
+const vramProfile = objectOrder<VramProfile>()({
+  definition: 'VramProfile',
+  keys: ['peakMiB', 'p95MiB', 'requiredMiB', 'basis', 'preallocating', 'preallocatingServer', 'declaredMiB', 'estimate', 'headroomPct'],
+  optional: ['preallocating', 'preallocatingServer', 'declaredMiB', 'estimate', 'headroomPct'],
+  nested: { estimate: vramEstimate },
+});
 
 const workloadEntry = objectOrder<WorkloadEntry>()({
   definition: 'WorkloadEntry',
-  keys: ['name', 'kind', 'gpus', 'vram', 'compute', 'cpuPipeline', 'sidecars', 'cost'],
-  optional: [],
+  keys: ['name', 'kind', 'version', 'tenant', 'gpus', 'sharedGpus', 'gpuHours', 'vram', 'compute', 'cpuPipeline', 'sidecars', 'cost'],
+  optional: ['version', 'tenant', 'sharedGpus', 'gpuHours'],
   nested: {
     vram: vramProfile,
-    compute: objectOrder<WorkloadEntry['compute']>()({ definition: 'WorkloadCompute', keys: ['basis', 'mean', 'p95', 'busyFraction'], optional: [] }),
+    compute: objectOrder<WorkloadEntry['compute']>()({
+      definition: 'WorkloadCompute',
+      keys: ['basis', 'mean', 'p95', 'busyFraction', 'idleFraction', 'signals', 'hourOfWeekPct'],
+      optional: ['idleFraction', 'signals', 'hourOfWeekPct'],
+      nested: {
+        signals: objectOrder<WorkloadSignals>()({
+          definition: 'WorkloadSignals',
+          keys: ['smActivePct', 'tensorActivePct', 'grEngineActivePct', 'utilizationPct'],
+          optional: [],
+        }),
+      },
+    }),
     cpuPipeline: objectOrder<WorkloadEntry['cpuPipeline']>()({ definition: 'CpuPipeline', keys: ['verdict', 'evidence'], optional: [] }),
     sidecars: objectOrder<WorkloadEntry['sidecars']>()({ definition: 'Sidecars', keys: ['cpuCores', 'memoryMiB', 'overheadPct'], optional: [] }),
-    cost: objectOrder<WorkloadEntry['cost']>()({ definition: 'WorkloadCost', keys: ['hourlyUsd', 'wasteHourlyUsd'], optional: [] }),
+    cost: objectOrder<WorkloadEntry['cost']>()({
+      definition: 'WorkloadCost',
+      keys: ['hourlyUsd', 'wasteHourlyUsd', 'monthlyUsd', 'monthlyWasteUsd', 'wasteBreakdown'],
+      optional: ['monthlyUsd', 'monthlyWasteUsd', 'wasteBreakdown'],
+      nested: {
+        wasteBreakdown: objectOrder<NonNullable<WorkloadEntry['cost']['wasteBreakdown']>>()({
+          definition: 'WasteBreakdown',
+          keys: ['idleMonthlyUsd', 'vramOverprovisionMonthlyUsd'],
+          optional: [],
+        }),
+      },
+    }),
   },
 });
 
@@ -113,9 +162,9 @@ const recommendation = objectOrder<Recommendation>()({
   definition: 'Recommendation',
   keys: [
     'id', 'kind', 'targets', 'current', 'proposed', 'monthlySavingsUsd', 'confidence', 'confidenceReasons', 'risks',
-    'rationale', 'evidence', 'config',
+    'rationale', 'evidence', 'config', 'counted', 'alternativeTo',
   ],
-  optional: ['config'],
+  optional: ['config', 'counted', 'alternativeTo'],
   nested: {
     config: objectOrder<NonNullable<Recommendation['config']>>()({ definition: 'RecommendationConfig', keys: ['format', 'text'], optional: [] }),
   },
@@ -130,14 +179,53 @@ const fleetSummary = objectOrder<FleetSummary>()({
   optional: [],
 });
 
+const kubernetesSection = objectOrder<KubernetesSection>()({
+  definition: 'KubernetesSection',
+  keys: ['pods', 'nodes'],
+  optional: [],
+  nested: {
+    pods: objectOrder<KubernetesPodEntry>()({
+      definition: 'KubernetesPodEntry',
+      keys: [
+        'namespace', 'name', 'phase', 'node', 'workloadKind', 'workloadName', 'labels', 'gpuResources', 'gpusRequested', 'gpus',
+        'gpuMatch', 'containers', 'sidecars',
+      ],
+      optional: [],
+      nested: {
+        containers: objectOrder<KubernetesContainerEntry>()({
+          definition: 'KubernetesContainerEntry',
+          keys: ['name', 'role', 'gpus', 'cpuRequestCores', 'cpuLimitCores', 'memoryRequestMiB', 'memoryLimitMiB'],
+          optional: [],
+        }),
+        sidecars: objectOrder<SidecarOverhead>()({
+          definition: 'SidecarOverhead',
+          keys: [
+            'containers', 'cpuRequestCores', 'cpuLimitCores', 'memoryRequestMiB', 'memoryLimitMiB', 'cpuPctOfPod', 'memoryPctOfPod',
+            'cpuPctOfNode', 'memoryPctOfNode',
+          ],
+          optional: [],
+        }),
+      },
+    }),
+    nodes: objectOrder<KubernetesNodeEntry>()({
+      definition: 'KubernetesNodeEntry',
+      keys: [
+        'name', 'host', 'instanceType', 'gpuProduct', 'modelKey', 'gpuCount', 'gpuMemoryMiB', 'migStrategy', 'gpuCapacity',
+        'gpuAllocatable', 'cpuAllocatableCores', 'memoryAllocatableMiB',
+      ],
+      optional: [],
+    }),
+  },
+});
+
 /** The whole contract, from the top. */
 export const REPORT_ORDER: ContractNode = objectOrder<Report>()({
   definition: 'Report',
   keys: [
     'schemaVersion', 'generatedAt', 'tool', 'window', 'settings', 'sources', 'catalog', 'gpus', 'workloads', 'findings',
-    'recommendations', 'summary',
+    'recommendations', 'summary', 'kubernetes',
   ],
-  optional: [],
+  optional: ['kubernetes'],
   nested: {
     tool: objectOrder<Report['tool']>()({ definition: 'Tool', keys: ['name', 'version'], optional: [] }),
     window: objectOrder<ReportWindow>()({ definition: 'ReportWindow', keys: ['start', 'end', 'seconds', 'timezone'], optional: [] }),
@@ -153,6 +241,7 @@ export const REPORT_ORDER: ContractNode = objectOrder<Report>()({
     findings: finding,
     recommendations: recommendation,
     summary: fleetSummary,
+    kubernetes: kubernetesSection,
   },
 });
 

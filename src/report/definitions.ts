@@ -59,9 +59,34 @@ export const FIGURE_DEFINITIONS: readonly FigureDefinition[] = [
       'Total is the memory the driver reports for the device. Peak used is the largest memory-used reading. Headroom is total minus peak, also as a percentage of total. Servers that preallocate memory (vLLM, TGI, TensorRT-LLM, JAX) make the measured peak an upper bound of what they need, not the need itself.',
   },
   {
-    figure: 'VRAM required (workloads)',
-    unit: 'MiB',
-    meaning: 'The larger of the measured peak and the declared or estimated need, plus a headroom (15% unless configured). Its basis says which of those it came from.',
+    figure: 'Workloads, shared GPUs, unassigned',
+    unit: 'none',
+    meaning:
+      'Workloads come from gpu-audit.yaml. A workload holds a device (a GPU, or a MIG instance) when a process there matches its `process` regular expression, or the device\'s UUID or id is in its `gpus`, or its host matches one of its `hosts` globs, or a container seen on it matches its pod selector. A process belongs to the first workload whose regular expression finds it; the other processes of a device go to the first workload that holds the device by id, host or pod. Processes and devices no workload takes form the workload `unassigned` (kind `unknown`): nothing is dropped. A device held by several workloads is shared: each gets a share of its hours and cost in proportion to the largest memory its processes held there, or equal shares where some holder has no process with a known memory.',
+  },
+  {
+    figure: 'VRAM peak, p95 and need (workloads)',
+    unit: 'MiB per GPU',
+    meaning:
+      'Peak and p95 are the largest over the workload\'s devices of the memory it used there: the device\'s memory used where the workload holds it alone, else the sum of its processes\' largest memory (an upper bound, no p95). The need (VRAM required) is max(measured peak, declared or estimated need) x (1 + headroom, 15% unless configured); the declared need (`vramMiB`) wins over the model estimate. Servers that preallocate memory (vLLM, TGI, TensorRT-LLM/Triton, SGLang, JAX; detected by process name, or `preallocates:` in the config) hold what they reserved, not what they need: for them the need is the declared or estimated one, and only without either the measured peak, with basis `upper-bound`.',
+  },
+  {
+    figure: 'VRAM estimate (LLM)',
+    unit: 'MiB per GPU',
+    meaning:
+      'weights = parameters x bytes per parameter (fp32 4, bf16/fp16 2, fp8/int8 1, int4/fp4 0.5); KV cache = 2 x layers x KV heads x head dim x bytes per value x tokens in flight (context length x concurrency), in the weights\' type unless `kvCacheDtype` is set (16-bit for 4-bit weights); runtime overhead = declared `overheadMiB`, else 1024 MiB + 10% of the weights. Weights and KV cache are divided by `gpusPerReplica` (tensor parallel). Without the attention shape, context and concurrency the KV term is left out and the estimate is a lower bound. 1 MiB = 1,048,576 bytes.',
+  },
+  {
+    figure: 'Compute (workloads)',
+    unit: 'percent, fraction',
+    meaning:
+      'Each device weighs by the GPU-hours attributed to the workload. The basis is the weakest rung of the signal ladder among its devices; mean is the weighted mean of the devices\' means on that basis, p95 the highest device p95 on it (none on the processes rung). Busy share = 1 - idle share, the weighted mean of the devices\' idle fractions. The hour-of-week profile is the weighted mean of the devices\' profiles, hour by hour.',
+  },
+  {
+    figure: 'Cost and waste (workloads)',
+    unit: 'USD per hour, USD per month',
+    meaning:
+      'A device\'s hourly cost is its GPU\'s price per GPU-hour; a MIG instance gets its board\'s price split in proportion to compute slices (the N of Ng), unpartitioned slices included. Hourly = sum of device cost x share. Idle waste = sum of device cost x share x idle fraction. VRAM waste = sum over devices the workload holds alone of device cost x (1 - idle fraction) x max(0, 1 - VRAM required / device memory): the part of the busy hours\' price that pays for memory the workload does not need (idle hours are already idle waste). Waste = idle waste + VRAM waste; monthly figures are hourly x 730.',
   },
   {
     figure: 'Cost per hour',

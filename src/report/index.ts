@@ -3,9 +3,15 @@
  * (csv, html, junit, sarif) is a file exporting a Renderer and one line below; the CLI
  * reads its `--format` choices from `reportFormats`.
  */
+import type { CheckReport } from '../check/types.js';
 import type { Report } from '../model/report.js';
+import { renderCheckJson, renderCheckMarkdown, renderCheckTable } from './check-verdict.js';
+import { renderCsv } from './csv.js';
+import { renderHtml } from './html/index.js';
 import { renderJson } from './json.js';
+import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
+import { renderSarif } from './sarif.js';
 import { renderTable } from './table.js';
 import { DEFAULT_RENDER_OPTIONS } from './types.js';
 import type { RenderOptions, Renderer } from './types.js';
@@ -14,6 +20,8 @@ export const renderers = {
   table: renderTable,
   json: renderJson,
   markdown: renderMarkdown,
+  html: renderHtml,
+  csv: renderCsv,
 } as const satisfies Record<string, Renderer>;
 
 export type ReportFormat = keyof typeof renderers;
@@ -28,6 +36,24 @@ export function isReportFormat(value: string): value is ReportFormat {
 export function renderReport(report: Report, format: ReportFormat, options: Partial<RenderOptions> = {}): string {
   return renderers[format](report, { ...DEFAULT_RENDER_OPTIONS, ...options });
 }
+
+/**
+ * Renderers of `gpu-audit check`: they read a CheckReport (the audit's report and the
+ * check's verdict) and, like the report renderers, compute nothing.
+ */
+export type CheckRenderer = (check: CheckReport, options: RenderOptions) => string;
+
+export const checkRenderers = {
+  table: renderCheckTable,
+  json: renderCheckJson,
+  markdown: renderCheckMarkdown,
+  junit: renderJunit,
+  sarif: renderSarif,
+} as const satisfies Record<string, CheckRenderer>;
+
+export type CheckFormat = keyof typeof checkRenderers;
+
+export const checkFormats = Object.keys(checkRenderers) as CheckFormat[];
 
 export { DEFAULT_RENDER_OPTIONS };
 export type { RenderOptions, Renderer };

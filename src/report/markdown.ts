@@ -25,6 +25,7 @@ import { gpuNames, gpuRows } from './gpu-labels.js';
 import type { GpuNames, GpuRow } from './gpu-labels.js';
 import { escapeMarkdown, toDisplayBlock } from './sanitize.js';
 import type { Renderer } from './types.js';
+import { WORKLOAD_MARKDOWN_EXTRA_COLUMNS, workloadEstimatesMarkdown } from './workloads-table.js';
 
 const TOP_FINDINGS_IN_SUMMARY = 3;
 
@@ -60,8 +61,9 @@ function bySeverity(left: Finding, right: Finding): number {
   return (SEVERITY_ORDER[left.severity] ?? 3) - (SEVERITY_ORDER[right.severity] ?? 3);
 }
 
+/** Counted recommendations first (their savings add up to the total), then alternatives; each by savings. */
 function bySavings(left: Recommendation, right: Recommendation): number {
-  return right.monthlySavingsUsd - left.monthlySavingsUsd;
+  return Number(left.counted === false) - Number(right.counted === false) || right.monthlySavingsUsd - left.monthlySavingsUsd;
 }
 
 function title(report: Report): string {
@@ -221,9 +223,11 @@ function workloads(report: Report, names: GpuNames): string {
     { header: 'Sidecar memory (MiB)', align: 'right', cell: ({ sidecars }) => formatNumber(sidecars.memoryMiB, 0) },
     { header: 'Sidecar overhead (%)', align: 'right', cell: ({ sidecars }) => formatNumber(sidecars.overheadPct, 1) },
     { header: 'Cost ($/h)', align: 'right', cell: ({ cost }) => formatNumber(cost.hourlyUsd, 2) },
-    { header: 'Idle cost ($/h)', align: 'right', cell: ({ cost }) => formatNumber(cost.wasteHourlyUsd, 2) },
+    { header: 'Waste ($/h)', align: 'right', cell: ({ cost }) => formatNumber(cost.wasteHourlyUsd, 2) },
+    ...WORKLOAD_MARKDOWN_EXTRA_COLUMNS,
   ];
-  return ['## Workloads', '', markdownTable(columns, report.workloads)].join('\n');
+  const estimates = workloadEstimatesMarkdown(report);
+  return ['## Workloads', '', markdownTable(columns, report.workloads), ...(estimates === '' ? [] : ['', estimates])].join('\n');
 }
 
 function findings(report: Report, names: GpuNames): string {
@@ -256,6 +260,7 @@ function recommendation(item: Recommendation, position: number, names: GpuNames)
     `- **Current:** ${escapeMarkdown(item.current)}`,
     `- **Proposed:** ${escapeMarkdown(item.proposed)}`,
     `- **Saves:** ${escapeMarkdown(`${formatUsd(item.monthlySavingsUsd, 0)}/month`)}`,
+    ...(item.counted === undefined ? [] : [`- **In the total:** ${item.counted ? 'yes' : escapeMarkdown(item.alternativeTo === undefined ? 'no' : `no, an alternative to ${item.alternativeTo}`)}`]),
     `- **Confidence:** ${escapeMarkdown(`${item.confidence}${reasons}`)}`,
     `- **Risks:** ${item.risks.length > 0 ? escapeMarkdown(item.risks.join('; ')) : 'none named'}`,
     `- **Rationale:** ${escapeMarkdown(item.rationale)}`,

@@ -27,6 +27,7 @@ import { cellWidth, fitColumnWidths, truncateEnd, truncateMiddle, wrapItems, wra
 import { renderTerminalTable, tableWidth } from './terminal-table.js';
 import type { TerminalColumn } from './terminal-table.js';
 import type { RenderOptions, Renderer } from './types.js';
+import { workloadsTerminalSection } from './workloads-table.js';
 
 const TOP_RECOMMENDATIONS = 5;
 const MOST_FINDINGS = 15;
@@ -273,8 +274,9 @@ function findingsSection({ report, style, width, names }: Context): string {
   return `${style.heading(`Findings (${formatCount(findings.length)})`)}\n${table}${more}`;
 }
 
+/** Counted recommendations first (their savings add up to the total), then alternatives; each by savings. */
 function bySavings(left: Recommendation, right: Recommendation): number {
-  return right.monthlySavingsUsd - left.monthlySavingsUsd;
+  return Number(left.counted === false) - Number(right.counted === false) || right.monthlySavingsUsd - left.monthlySavingsUsd;
 }
 
 function recommendationsSection({ report, style, width, names }: Context): string {
@@ -283,7 +285,7 @@ function recommendationsSection({ report, style, width, names }: Context): strin
   const top = sorted.slice(0, TOP_RECOMMENDATIONS);
   const rows = top.map((recommendation, index) => [
     String(index + 1),
-    toDisplayText(recommendation.kind),
+    recommendation.alternativeTo === undefined ? toDisplayText(recommendation.kind) : `${toDisplayText(recommendation.kind)}\n(alt.)`,
     recommendation.targets.map((target) => truncateMiddle(names.target(target), TARGET_WIDTH)).join('\n'),
     formatUsd(recommendation.monthlySavingsUsd, 0),
     toDisplayText(recommendation.confidence),
@@ -299,7 +301,10 @@ function recommendationsSection({ report, style, width, names }: Context): strin
   const heading = `Recommendations (top ${formatCount(top.length)} of ${formatCount(sorted.length)} by monthly savings)`;
   const more = sorted.length > top.length ? `; ${formatCount(sorted.length - top.length)} more in --format markdown` : '';
   const total = `potential savings ${style.good(`${formatUsd(report.summary.potentialMonthlySavingsUsd, 0)}/month`)} (fleet summary)${more}`;
-  return `${style.heading(heading)}\n${table}\n${total}`;
+  const alternatives = report.recommendations.some((recommendation) => recommendation.alternativeTo !== undefined)
+    ? `\n${wrapWords('(alt.): an alternative to a recommendation above (same GPUs); not in the total', width).map((line) => style.dim(line)).join('\n')}`
+    : '';
+  return `${style.heading(heading)}\n${table}\n${total}${alternatives}`;
 }
 
 function footer({ style, width }: Context): string {
@@ -307,10 +312,15 @@ function footer({ style, width }: Context): string {
   return wrapWords(text, width).map((line) => style.dim(line)).join('\n');
 }
 
+function workloadSection({ report, style, width }: Context): string {
+  return workloadsTerminalSection(report, width, style);
+}
+
 const SECTIONS: readonly ((context: Context) => string)[] = [
   headerSection,
   gpuSection,
   processSection,
+  workloadSection,
   fleetSection,
   findingsSection,
   recommendationsSection,

@@ -31,6 +31,8 @@ export function gpuEntry(overrides: Partial<GpuEntry> & Pick<GpuEntry, 'id'>): G
     lastSeen: '2026-01-05T04:00:00.000Z',
     processes: [],
     hourlyCostUsd: null,
+    timeline: null,
+    hourOfWeekComputePct: null,
     ...overrides,
   };
 }

@@ -5,7 +5,7 @@ import { ANSI_OR_CONTROL, columns, linesOf } from './helpers.js';
 
 describe('renderers registry', () => {
   it('offers table, json and markdown', () => {
-    expect(reportFormats).toEqual(['table', 'json', 'markdown']);
+    expect(reportFormats).toEqual(['table', 'json', 'markdown', 'html', 'csv']);
     expect(Object.keys(renderers)).toEqual(reportFormats);
     expect(isReportFormat('markdown')).toBe(true);
     expect(isReportFormat('toString')).toBe(false);

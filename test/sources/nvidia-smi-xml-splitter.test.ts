@@ -1,9 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { XmlDocumentSplitter, type SplitDocument } from '../../src/sources/xml/document-splitter.js';
+import { XmlDocumentScanner, type ScannedDocument } from '../../src/sources/xml/document-scanner.js';
+import { XmlDocumentSplitter, type SplitterLimits } from '../../src/sources/xml/document-splitter.js';
 
-/** Runs the splitter over the text cut into the given pieces. */
-function split(pieces: string[], splitter = new XmlDocumentSplitter()): SplitDocument[] {
+/**
+ * One specification, two implementations: XmlDocumentSplitter (the reference, every
+ * character through a state machine) and XmlDocumentScanner (the production scanner,
+ * whose fast path for usual tags must not change a document, number, line or message).
+ */
+const IMPLEMENTATIONS: [string, (limits?: Partial<SplitterLimits>) => XmlDocumentSplitter | XmlDocumentScanner][] = [
+  ['XmlDocumentSplitter', (limits) => new XmlDocumentSplitter(limits)],
+  ['XmlDocumentScanner', (limits) => new XmlDocumentScanner(undefined, limits)],
+];
+
+/** Runs a splitter over the text cut into the given pieces. */
+function splitWith(splitter: XmlDocumentSplitter | XmlDocumentScanner, pieces: string[]): ScannedDocument[] {
   const documents = pieces.flatMap((piece) => splitter.push(piece));
   return [...documents, ...splitter.finish()];
 }
@@ -20,7 +31,9 @@ const LOG = [
   '<?xml version="1.0" ?>\n<nvidia_smi_log a=\'x>y\' b="/>"><x/></nvidia_smi_log>\n',
 ].join('');
 
-describe('XmlDocumentSplitter', () => {
+describe.each(IMPLEMENTATIONS)('%s', (_implementation, create) => {
+  const split = (pieces: string[], splitter = create()): ScannedDocument[] => splitWith(splitter, pieces);
+
   it('cuts a log into its documents and keeps only each root element', () => {
     expect(split([LOG])).toEqual([
       { wellFormed: true, number: 1, rootName: 'nvidia_smi_log', rootLine: 3, rootText: '<nvidia_smi_log>\n\t<gpu id="00000000:01:00.0">\n\t\t<used>1 MiB</used>\n\t</gpu>\n</nvidia_smi_log>' },
@@ -105,16 +118,16 @@ describe('XmlDocumentSplitter', () => {
   });
 
   it('gives up on a document longer than the limit, and on nesting deeper than the limit', () => {
-    expect(split(['<r>', 'x'.repeat(50), 'x'.repeat(50), '</r>'], new XmlDocumentSplitter({ maxDocumentChars: 80 }))).toEqual([
+    expect(split(['<r>', 'x'.repeat(50), 'x'.repeat(50), '</r>'], create({ maxDocumentChars: 80 }))).toEqual([
       { wellFormed: false, number: 1, line: 1, problem: 'document is longer than 80 characters; nvidia-smi documents are well under 1 MiB' },
     ]);
-    expect(split(['<a>'.repeat(5)], new XmlDocumentSplitter({ maxElementDepth: 4 }))).toEqual([
+    expect(split(['<a>'.repeat(5)], create({ maxElementDepth: 4 }))).toEqual([
       { wellFormed: false, number: 1, line: 1, problem: 'elements are nested deeper than 4 levels' },
     ]);
   });
 
   it('knows the first root name as soon as its start tag name is read', () => {
-    const splitter = new XmlDocumentSplitter();
+    const splitter = create();
     splitter.push('<?xml version="1.0"?>\n<nvidia_smi_log');
     expect(splitter.firstRootName).toBeUndefined();
     splitter.push('>\n\t<timestamp>');
@@ -125,7 +138,7 @@ describe('XmlDocumentSplitter', () => {
     // 2,000 documents of about 1 KB: 2 MB pushed as 2 million one-character chunks.
     const document = `<?xml version="1.0" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">\n<nvidia_smi_log>\n${'\t<gpu id="00000000:01:00.0"><used>1 MiB</used></gpu>\n'.repeat(18)}</nvidia_smi_log>\n`;
     const log = document.repeat(2000);
-    const splitter = new XmlDocumentSplitter();
+    const splitter = create();
     const started = performance.now();
     let count = 0;
     for (let i = 0; i < log.length; i += 1) count += splitter.push(log[i]!).length;

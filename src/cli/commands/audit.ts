@@ -1,15 +1,16 @@
 import { hostname } from 'node:os';
 import { Readable } from 'node:stream';
 import { Command } from 'commander';
-import { runAudit, type AuditOptions, type Provider } from '../../audit.js';
+import { runAudit, type AuditOptions, type AuditResult, type Provider } from '../../audit.js';
 import type { PricingModel } from '../../model/catalog.js';
 import { InputError } from '../../model/errors.js';
 import { renderers } from '../../report/index.js';
 import type { CliIo } from '../io.js';
 import { useColor } from '../io.js';
-import { addAnalysisOptions, addOutputOptions, type OutputFormat } from '../options.js';
+import { flagOverConfig, loadAuditConfig, settingsOf, type ConfigSettings } from '../../config/index.js';
+import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, DEFAULT_IDLE_THRESHOLD_PCT, type OutputFormat } from '../options.js';
 import { emitOutput } from '../output.js';
-import { demoFleetFiles } from '../paths.js';
+import { demoConfigFile, demoFleetFiles } from '../paths.js';
 import { startProgress } from '../progress.js';
 import { snapshotThisMachine } from '../live.js';
 
@@ -28,6 +29,36 @@ export interface AuditCommandOptions {
   pricing: PricingModel;
   instanceType?: string;
   keepGoing?: boolean;
+  /** --prometheus and its window (src/cli/options.ts addPrometheusOptions); absent on commands without them. */
+  prometheus?: string;
+  since?: string;
+  until?: string;
+  step?: string;
+  selector?: string;
+  prometheusTimeout?: number;
+  prometheusConcurrency?: number;
+  /** --k8s files, --kubectl and its --kube-context (addKubernetesOptions); absent on commands without them. */
+  k8s?: string[];
+  kubectl?: boolean;
+  kubeContext?: string;
+  /** --config FILE: gpu-audit.yaml to use instead of the discovered one. */
+  config?: string;
+}
+
+/** Options the config may also set; the config applies where the user did not type the flag. */
+export type ConfigurableOption = 'idleThreshold' | 'timezone' | 'pricing' | 'provider' | 'region';
+
+/**
+ * Without commander's answer (`getOptionValueSource`), a flag counts as typed when it differs
+ * from its default: good enough for in-process callers that build the options themselves.
+ */
+function typedUnlessDefault(options: Omit<AuditCommandOptions, 'format'>): (option: ConfigurableOption) => boolean {
+  return (option) => {
+    if (option === 'idleThreshold') return options.idleThreshold !== DEFAULT_IDLE_THRESHOLD_PCT;
+    if (option === 'pricing') return options.pricing !== 'on-demand';
+    if (option === 'timezone') return true;
+    return options[option] !== undefined;
+  };
 }
 
 /** Exit code of a finished audit: 2 when --keep-going skipped broken inputs (as `make -k` does). */
@@ -39,6 +70,8 @@ export function auditCommand(io: CliIo, setExitCode: (code: number) => void): Co
     .argument('[sources...]', 'files, directories (recursive), globs, or - for stdin; .gz is read transparently')
     .option('--demo', 'audit the bundled demo fleet (24 h of nvidia-smi logs of four nodes)');
   addAnalysisOptions(command);
+  addPrometheusOptions(command);
+  addKubernetesOptions(command);
   addOutputOptions(command);
   command.addHelpText('after', `
 Examples:
@@ -47,6 +80,9 @@ Examples:
   $ gpu-audit audit logs/ --timezone Europe/Berlin    # every file below logs/, local times read in Berlin time
   $ gpu-audit audit 'logs/*.csv.gz' --format json -o report.json
   $ nvidia-smi -q -x | gpu-audit audit - --host gpu-node-3 --format markdown
+  $ gpu-audit audit --prometheus http://prometheus:9090 --since 7d --selector '{namespace="ml"}'
+  $ gpu-audit audit scrapes/ --k8s cluster.json        # cluster.json: kubectl get pods,nodes -A -o json
+  $ gpu-audit audit scrapes/ --kubectl --kube-context prod
 
 With no sources and no --demo, gpu-audit takes one nvidia-smi snapshot of this machine.
 Input formats are detected by content: nvidia-smi -q -x XML (snapshots and -l logs),
@@ -54,13 +90,23 @@ Input formats are detected by content: nvidia-smi -q -x XML (snapshots and -l lo
 
   command.action(async (sources: string[], options: AuditCommandOptions, self: Command) => {
     const timezoneGiven = self.getOptionValueSource('timezone') === 'cli';
-    const outcome = await runAuditCommand(sources, options, io, timezoneGiven);
+    const outcome = await runAuditCommand(sources, options, io, timezoneGiven, (option) => self.getOptionValueSource(option) === 'cli');
     setExitCode(outcome.exitCode);
   });
   return command;
 }
 
-export async function runAuditCommand(sources: string[], options: AuditCommandOptions, io: CliIo, timezoneGiven = true): Promise<AuditOutcome> {
+/**
+ * The AuditOptions of `audit` and `check` alike, from the shared analysis options: --demo,
+ * a live snapshot of this machine when no source is named, or the sources as given.
+ */
+export async function buildAuditOptions(
+  sources: string[],
+  options: Omit<AuditCommandOptions, 'format'>,
+  io: CliIo,
+  timezoneGiven = true,
+  typed: (option: ConfigurableOption) => boolean = typedUnlessDefault(options),
+): Promise<AuditOptions> {
   const auditOptions: AuditOptions = {
     inputs: sources,
     host: options.host,
@@ -73,7 +119,20 @@ export async function runAuditCommand(sources: string[], options: AuditCommandOp
     instanceType: options.instanceType,
     stdin: io.stdin as Readable,
   };
-  if (options.demo === true) {
+  if (options.prometheus !== undefined) {
+    if (sources.length > 0 || options.demo === true) throw new InputError('--prometheus takes no sources and no --demo: audit one or the other');
+    auditOptions.inputs = [];
+    auditOptions.prometheus = {
+      url: options.prometheus,
+      since: options.since ?? '7d',
+      ...(options.until === undefined ? {} : { until: options.until }),
+      ...(options.step === undefined ? {} : { step: options.step }),
+      ...(options.selector === undefined ? {} : { selector: options.selector }),
+      ...(options.prometheusTimeout === undefined ? {} : { timeoutMs: options.prometheusTimeout * 1000 }),
+      ...(options.prometheusConcurrency === undefined ? {} : { concurrency: options.prometheusConcurrency }),
+      env: io.env,
+    };
+  } else if (options.demo === true) {
     if (sources.length > 0) throw new InputError('--demo takes no sources');
     auditOptions.inputs = demoFleetFiles;
     // The demo logs were written in UTC wall-clock time; an explicit --timezone still wins.
@@ -84,20 +143,59 @@ export async function runAuditCommand(sources: string[], options: AuditCommandOp
     auditOptions.stdin = Readable.from([snapshot]);
     auditOptions.host = options.host ?? hostname();
   }
+  const loaded = await loadAuditConfig({ explicitFile: options.config, demoFile: options.demo === true ? demoConfigFile : undefined, cwd: process.cwd() });
+  if (loaded !== undefined) applyConfig(auditOptions, settingsOf(loaded.config), (option) => (option === 'timezone' ? timezoneGiven : typed(option)));
+  if (options.kubeContext !== undefined && options.kubectl !== true) throw new InputError('--kube-context needs --kubectl');
+  if (options.k8s !== undefined) auditOptions.kubernetesFiles = options.k8s;
+  if (options.kubectl === true) auditOptions.kubectl = options.kubeContext === undefined ? {} : { context: options.kubeContext };
+  return auditOptions;
+}
 
-  const progress = startProgress(io, options.quiet === true);
-  let result;
+/** gpu-audit.yaml's settings under the flags: a typed flag wins, else the config, else the default already in place. */
+function applyConfig(auditOptions: AuditOptions, settings: ConfigSettings, typed: (option: ConfigurableOption) => boolean): void {
+  auditOptions.idleThresholdPct = flagOverConfig(auditOptions.idleThresholdPct, typed('idleThreshold'), settings.idleThresholdPct);
+  auditOptions.timeZone = flagOverConfig(auditOptions.timeZone, typed('timezone'), settings.timezone);
+  auditOptions.pricing = flagOverConfig(auditOptions.pricing, typed('pricing'), settings.pricing);
+  auditOptions.provider = flagOverConfig(auditOptions.provider, typed('provider'), settings.provider);
+  auditOptions.region = flagOverConfig(auditOptions.region, typed('region'), settings.region);
+  auditOptions.workloads = settings.workloads;
+  auditOptions.hostInstanceTypes = settings.hostInstanceTypes;
+  auditOptions.commitmentDiscountPct = settings.commitmentDiscountPct;
+  if (settings.vramHeadroomPct !== undefined) auditOptions.vramHeadroomPct = settings.vramHeadroomPct;
+}
+
+/** Runs the audit with a progress line on stderr (none with --quiet or off a terminal). */
+export async function runAuditWithProgress(auditOptions: AuditOptions, io: CliIo, quiet: boolean): Promise<AuditResult> {
+  const progress = startProgress(io, quiet);
   try {
-    result = await runAudit({ ...auditOptions, onInput: (ref, index, total) => progress.update(`reading ${ref} (${index + 1}/${total})`) });
+    const prometheus = auditOptions.prometheus === undefined
+      ? {}
+      : { prometheus: { ...auditOptions.prometheus, onProgress: (done: number, planned: number) => progress.update(`querying Prometheus (${done}/${planned})`) } };
+    return await runAudit({ ...auditOptions, ...prometheus, onInput: (ref, index, total) => progress.update(`reading ${ref} (${index + 1}/${total})`) });
   } finally {
     progress.stop();
   }
+}
+
+export async function runAuditCommand(
+  sources: string[],
+  options: AuditCommandOptions,
+  io: CliIo,
+  timezoneGiven = true,
+  typed?: (option: ConfigurableOption) => boolean,
+): Promise<AuditOutcome> {
+  const auditOptions = await buildAuditOptions(sources, options, io, timezoneGiven, typed);
+  const result = await runAuditWithProgress(auditOptions, io, options.quiet === true);
 
   const color = useColor(io, options);
   const text = renderers[options.format](result.report, { color, width: 100 });
   await emitOutput(io, text, options.output);
   if (options.quiet !== true) {
     for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
+  }
+  if (options.debug === true && result.transfer !== undefined) {
+    const { queries, retries, wireBytes, jsonBytes } = result.transfer;
+    io.stderr(`gpu-audit: prometheus: ${queries} queries, ${retries} retries, ${wireBytes} bytes received (${jsonBytes} bytes of JSON)\n`);
   }
   return { exitCode: result.failures.length > 0 ? 2 : 0 };
 }

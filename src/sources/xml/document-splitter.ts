@@ -15,6 +15,10 @@
  *
  * The prolog (declaration, DOCTYPE, comments) is read past and never handed on: no
  * DTD, internal subset or entity declaration ever reaches the XML parser.
+ *
+ * Production reads through XmlDocumentScanner (document-scanner.ts), which splits the
+ * same way and also captures the values read; this class is the plain reference the
+ * tests hold it to, and the source of the document types and limits both share.
  */
 
 export interface WellFormedDocument {

@@ -9,9 +9,51 @@ import type {
   DeviceInfo, DeviceRef, GpuSample, MigMode, ObservationSink, ProcessSample, ProcessType,
 } from '../../model/observations.js';
 import { parseLocalTimestamp } from '../timestamps.js';
+import type { ReadPlan } from './content-capture.js';
 import { attributeOf, child, children, descend, textOf, type XmlNode } from './tree.js';
 import { normalisePciBusId } from '../text/values.js';
 import { isPlaceholder, QUANTITIES, readQuantity, type Quantity } from './values.js';
+
+/** A leaf whose text the mapping reads. */
+const VALUE: ReadPlan = {};
+const FRAMEBUFFER: ReadPlan = { total: VALUE, used: VALUE };
+
+/**
+ * Every element the mapper below reads, from the document down (attributes of kept
+ * elements come along). The scanner keeps these and nothing else, so a path read below
+ * must be listed here: the equivalence tests against the full parser fail otherwise.
+ */
+export const NVIDIA_SMI_READ_PLAN: ReadPlan = {
+  nvidia_smi_log: {
+    timestamp: VALUE,
+    driver_version: VALUE,
+    attached_gpus: VALUE,
+    gpu: {
+      product_name: VALUE,
+      product_architecture: VALUE,
+      uuid: VALUE,
+      mig_mode: { current_mig: VALUE },
+      pci: { pci_device_id: VALUE, rx_util: VALUE, tx_util: VALUE },
+      fb_memory_usage: FRAMEBUFFER,
+      utilization: { gpu_util: VALUE, memory_util: VALUE },
+      power_readings: { power_draw: VALUE },
+      gpu_power_readings: { power_draw: VALUE, average_power_draw: VALUE, instant_power_draw: VALUE },
+      mig_devices: {
+        mig_device: {
+          gpu_instance_id: VALUE,
+          compute_instance_id: VALUE,
+          device_attributes: { shared: { multiprocessor_count: VALUE } },
+          fb_memory_usage: FRAMEBUFFER,
+        },
+      },
+      processes: {
+        process_info: {
+          pid: VALUE, type: VALUE, process_name: VALUE, used_memory: VALUE, gpu_instance_id: VALUE, compute_instance_id: VALUE,
+        },
+      },
+    },
+  },
+};
 
 /** Where the board's power draw is printed, by driver era; the first that holds a value wins. */
 const POWER_DRAW_PATHS = [
@@ -42,9 +84,10 @@ interface ProcessFacts {
  * ("later values fill gaps"); an explicit undefined must not erase a known value.
  */
 function definedOnly<T extends object>(value: T): T {
-  const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) if (record[key] === undefined) delete record[key];
-  return value;
+  // A copy rather than `delete`, which leaves V8 objects slow to read for everyone after.
+  const defined: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) if (field !== undefined) defined[key] = field;
+  return defined as T;
 }
 
 /** A present, non-placeholder text. */
@@ -97,7 +140,7 @@ export class NvidiaSmiDocumentMapper {
     if (busIdText !== undefined && pciBusId === undefined) reader.problem(`${label}: id ${JSON.stringify(busIdText)} is not a PCI bus id`);
     if (pciBusId === undefined && uuid === undefined) reader.problem(`${label}: has neither a PCI bus id nor a uuid; it cannot be told apart from other GPUs`);
     const ref: DeviceRef = definedOnly({ host: this.host, uuid, pciBusId, index: documentFacts.index });
-    const at = (path: readonly string[]): ValueAt => ({ node: descend(gpu, path), where: `${label}: ${path.join('/')}` });
+    const at = (path: readonly string[]): ValueAt => ({ node: descend(gpu, path), where: () => `${label}: ${path.join('/')}` });
 
     const model = presentText(child(gpu, 'product_name'));
     const memoryTotalMiB = reader.number(at(['fb_memory_usage', 'total']), QUANTITIES.memoryMiB);
@@ -143,7 +186,7 @@ export class NvidiaSmiDocumentMapper {
     const text = presentText(value.node);
     if (text === undefined) return undefined;
     const mode = MIG_MODES.get(text);
-    if (mode === undefined) reader.problem(`${value.where}: ${JSON.stringify(text)} is not Enabled or Disabled`);
+    if (mode === undefined) reader.problem(`${value.where()}: ${JSON.stringify(text)} is not Enabled or Disabled`);
     return mode;
   }
 
@@ -163,11 +206,11 @@ export class NvidiaSmiDocumentMapper {
     if (typeof list === 'string' && list.trim() !== '') return undefined;
     const processes: ProcessFacts[] = [];
     children(list, 'process_info').forEach((info, position) => {
-      const where = `${label}: process_info ${position + 1}`;
-      const at = (name: string): ValueAt => ({ node: child(info, name), where: `${where}/${name}` });
+      const where = (): string => `${label}: process_info ${position + 1}`;
+      const at = (name: string): ValueAt => ({ node: child(info, name), where: () => `${where()}/${name}` });
       const pid = reader.number(at('pid'), QUANTITIES.count);
       if (pid === undefined) {
-        reader.problem(`${where}: has no pid; process skipped`);
+        reader.problem(`${where()}: has no pid; process skipped`);
         return;
       }
       processes.push({
@@ -186,7 +229,7 @@ export class NvidiaSmiDocumentMapper {
     const text = presentText(value.node);
     if (text === undefined) return undefined;
     const type = PROCESS_TYPES.get(text);
-    if (type === undefined) reader.problem(`${value.where}: type ${JSON.stringify(text)} is not C, G or C+G`);
+    if (type === undefined) reader.problem(`${value.where()}: type ${JSON.stringify(text)} is not C, G or C+G`);
     return type;
   }
 
@@ -195,7 +238,7 @@ export class NvidiaSmiDocumentMapper {
     parent: { ref: DeviceRef; label: string; model: string | undefined; time: number | undefined; processes: ProcessFacts[] | undefined },
     reader: DocumentReader,
   ): void {
-    const at = (path: readonly string[]): ValueAt => ({ node: descend(migDevice, path), where: `${parent.label}: mig_device/${path.join('/')}` });
+    const at = (path: readonly string[]): ValueAt => ({ node: descend(migDevice, path), where: () => `${parent.label}: mig_device/${path.join('/')}` });
     const gpuInstanceId = reader.number(at(['gpu_instance_id']), QUANTITIES.count);
     if (gpuInstanceId === undefined) {
       reader.problem(`${parent.label}: a mig_device has no gpu_instance_id; it is skipped`);
@@ -229,10 +272,10 @@ function isCompute(process: ProcessFacts): boolean {
   return process.type !== undefined && COMPUTE_TYPES.has(process.type);
 }
 
-/** An element and how to name it in a message. */
+/** An element and how to name it in a message (built only when there is one to write). */
 interface ValueAt {
   node: XmlNode | undefined;
-  where: string;
+  where: () => string;
 }
 
 /** Reads numbers for one document; an unreadable value is omitted and reported, never turned into 0. */
@@ -243,11 +286,11 @@ class DocumentReader {
     if (value.node === undefined) return undefined;
     const text = textOf(value.node);
     if (text === undefined) {
-      this.problem(`${value.where}: expected a value but found child elements; value ignored`);
+      this.problem(`${value.where()}: expected a value but found child elements; value ignored`);
       return undefined;
     }
     const reading = readQuantity(text, quantity);
-    if (reading.kind === 'invalid') this.problem(`${value.where}: ${reading.reason}; value ignored`);
+    if (reading.kind === 'invalid') this.problem(`${value.where()}: ${reading.reason}; value ignored`);
     return reading.kind === 'value' ? reading.value : undefined;
   }
 

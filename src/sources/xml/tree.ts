@@ -14,8 +14,9 @@ export interface XmlElement {
   readonly [name: string]: XmlNode | undefined;
 }
 
-const ATTRIBUTE_PREFIX = '@_';
-const TEXT_KEY = '#text';
+/** How fast-xml-parser keys an element's attributes and its text (the content capture builds the same shape). */
+export const ATTRIBUTE_PREFIX = '@_';
+export const TEXT_KEY = '#text';
 
 /**
  * Blocks gpu-audit does not read. fast-xml-parser keeps a stop node's content as raw

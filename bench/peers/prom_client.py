@@ -1,0 +1,41 @@
+"""Peer of `gpu-audit audit` on dcgm-exporter metrics (one scrape or many, timestamps or
+not), with the official Python client's text parser (`prometheus_client.parser`, Debian
+package python3-prometheus-client). Every line is parsed, as gpu-audit parses every line;
+a sample of DCGM_FI_DEV_GPU_UTIL is one sample of its GPU, FB_USED gives memory used.
+
+    python3 prom_client.py METRICS.prom
+"""
+import sys
+
+from prometheus_client.parser import text_fd_to_metric_families
+
+from gpu_figures import GpuFigures, print_figures
+
+UTILIZATION = "DCGM_FI_DEV_GPU_UTIL"
+MEMORY_USED = "DCGM_FI_DEV_FB_USED"
+
+
+def main(argv):
+    if len(argv) != 1:
+        sys.exit(__doc__)
+    gpus = {}
+    # Memory used per GPU at the current sample time, joined with the utilization sample.
+    memory = {}
+    utilization = {}
+    with open(argv[0], encoding="utf-8") as page:
+        for family in text_fd_to_metric_families(page):
+            if family.name not in (UTILIZATION, MEMORY_USED):
+                continue
+            target = utilization if family.name == UTILIZATION else memory
+            for sample in family.samples:
+                target[(sample.labels.get("UUID"), sample.timestamp)] = sample.value
+    for (uuid, timestamp), value in utilization.items():
+        figures = gpus.get(uuid)
+        if figures is None:
+            figures = gpus[uuid] = GpuFigures()
+        figures.add(value, memory.get((uuid, timestamp)))
+    print_figures(gpus)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

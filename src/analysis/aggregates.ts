@@ -1,0 +1,195 @@
+/**
+ * The second way into the analysis: per-device aggregates computed elsewhere (pushed down to a
+ * Prometheus server) instead of samples. It produces the same GpuEntry fields as the streaming
+ * analyzer, with the same identity resolution, report ids, compute ladder and idle definitions,
+ * so summaries, findings and pricing downstream are shared.
+ *
+ * What the aggregates mean is up to their producer, which must document how they differ from
+ * DESIGN.md section 5 (src/sources/prometheus/queries.ts does). The producer's type must stay
+ * assignable to DeviceAggregates: src/audit.ts passes one to the other, so a drift is a compile
+ * error. (The type would belong in model/observations.ts beside GpuSample.)
+ */
+import type { DeviceRef } from '../model/observations.js';
+import type { GpuEntry, MemoryStats, PercentStats } from '../model/report.js';
+import { chooseComputeBasis, type LadderBasis } from './compute-ladder.js';
+import type { FleetWindow } from './fleet-analyzer.js';
+import { assignReportIds, boardIdentityOf, boardKey, resolveBoards } from './identity.js';
+import { MS_PER_HOUR } from './options.js';
+import type { PercentMetric } from './sample-values.js';
+import { HOURS_PER_WEEK, ZoneClock } from './zone-clock.js';
+
+export interface IdleAggregate {
+  /** Time in which the signal was read, seconds. */
+  observedSeconds: number;
+  /** Part of it in which the signal was below the idle threshold, seconds. */
+  idleSeconds: number;
+}
+
+/** Values on a grid of whole hours from `startMs`; null where the device had no data. */
+export interface HourlyValues {
+  startMs: number;
+  values: (number | null)[];
+}
+
+export interface DeviceAggregates {
+  ref: DeviceRef;
+  model?: string;
+  migProfile?: string;
+  memoryTotalMiB?: number;
+  percent: Partial<Record<PercentMetric, PercentStats>>;
+  memoryUsedMiB?: MemoryStats;
+  idle: Partial<Record<LadderBasis, IdleAggregate>>;
+  /** Time in which any signal of the device was read, seconds (its GPU-hours x 3600). */
+  observedSeconds: number;
+  samples: number;
+  firstSeenMs?: number;
+  lastSeenMs?: number;
+  /** Hourly mean of the device's best compute signal, percent. */
+  hourlyComputePct?: HourlyValues;
+  /** The report's timeline, from `startMs` (epoch ms) in buckets of `bucketSeconds`. */
+  timeline?: { startMs: number; bucketSeconds: number; computeMeanPct: (number | null)[]; memoryUsedMaxMiB: (number | null)[] };
+}
+
+export interface AggregatesContext {
+  /** IANA zone of the hour-of-week profile. */
+  timeZone: string;
+  window: { startMs: number; endMs: number };
+}
+
+export interface AggregatesProfile {
+  /** modelKey `unknown` and no prices, as FleetProfile.gpus. */
+  gpus: GpuEntry[];
+  window: FleetWindow;
+}
+
+/**
+ * Mean of the hourly means that fall in each hour of the local week (each observed hour counts
+ * once; with a regular scrape every hour holds as many samples, so this is the time-weighted
+ * mean). An hour of the grid goes to the local hour it starts in: in zones whose offset is not
+ * whole hours, it straddles two.
+ */
+export function hourOfWeekProfile(hourly: HourlyValues | undefined, timeZone: string): (number | null)[] | null {
+  if (hourly === undefined || hourly.values.every((value) => value === null)) return null;
+  const clock = new ZoneClock(timeZone);
+  const sums = new Array<number>(HOURS_PER_WEEK).fill(0);
+  const counts = new Array<number>(HOURS_PER_WEEK).fill(0);
+  hourly.values.forEach((value, hour) => {
+    if (value === null) return;
+    const slot = clock.hourOfWeek(hourly.startMs + hour * MS_PER_HOUR);
+    sums[slot]! += value;
+    counts[slot]! += 1;
+  });
+  return sums.map((sum, slot) => (counts[slot] === 0 ? null : sum / counts[slot]!));
+}
+
+function entryOf(device: DeviceAggregates, id: string, parent: GpuEntry | null, hasMigDevices: boolean, context: AggregatesContext): GpuEntry {
+  const isMigDevice = device.ref.gpuInstanceId !== undefined;
+  const computeBasis = chooseComputeBasis((basis) => (device.idle[basis]?.observedSeconds ?? 0) > 0, isMigDevice);
+  const idle = computeBasis === 'unknown' ? undefined : device.idle[computeBasis];
+  const memoryTotalMiB = device.memoryTotalMiB ?? null;
+  const memoryUsedMiB = device.memoryUsedMiB ?? null;
+  // As src/analysis/gpu-entry.ts: headroom is what the peak left free.
+  const vramHeadroomMiB = memoryTotalMiB === null || memoryUsedMiB === null ? null : memoryTotalMiB - memoryUsedMiB.max;
+  const vramHeadroomPct = vramHeadroomMiB === null || memoryTotalMiB === null || memoryTotalMiB <= 0 ? null : (vramHeadroomMiB / memoryTotalMiB) * 100;
+  const timed = device.observedSeconds > 0;
+  return {
+    id,
+    host: device.ref.host,
+    index: device.ref.index ?? null,
+    uuid: device.ref.uuid ?? null,
+    pciBusId: device.ref.pciBusId ?? null,
+    model: device.model ?? parent?.model ?? null,
+    modelKey: 'unknown',
+    memoryTotalMiB,
+    migMode: hasMigDevices ? 'enabled' : null,
+    parentId: parent?.id ?? null,
+    migProfile: device.migProfile ?? null,
+    instanceType: null,
+    instanceTypeBasis: null,
+    utilization: device.percent.utilizationPct ?? null,
+    smActive: device.percent.smActivePct ?? null,
+    tensorActive: device.percent.tensorActivePct ?? null,
+    grEngineActive: device.percent.grEngineActivePct ?? null,
+    computeBasis,
+    memoryUsedMiB,
+    vramHeadroomMiB,
+    vramHeadroomPct,
+    idleFraction: idle === undefined || idle.observedSeconds <= 0 ? null : idle.idleSeconds / idle.observedSeconds,
+    idleHours: idle === undefined ? 0 : idle.idleSeconds / 3600,
+    gpuHours: device.observedSeconds / 3600,
+    samples: device.samples,
+    firstSeen: device.firstSeenMs === undefined ? null : new Date(device.firstSeenMs).toISOString(),
+    lastSeen: device.lastSeenMs === undefined ? null : new Date(device.lastSeenMs).toISOString(),
+    processes: [],
+    hourlyCostUsd: null,
+    timeline: !timed || device.timeline === undefined
+      ? null
+      : {
+          start: new Date(device.timeline.startMs).toISOString(),
+          bucketSeconds: device.timeline.bucketSeconds,
+          computeMeanPct: device.timeline.computeMeanPct,
+          memoryUsedMaxMiB: device.timeline.memoryUsedMaxMiB,
+        },
+    hourOfWeekComputePct: timed ? hourOfWeekProfile(device.hourlyComputePct, context.timeZone) : null,
+  };
+}
+
+/** A MIG-enabled board whose own series are missing: it exists because its instances do. */
+function implicitParent(child: DeviceAggregates): DeviceAggregates {
+  const { gpuInstanceId: _instance, ...ref } = child.ref;
+  return { ref, ...(child.model === undefined ? {} : { model: child.model }), percent: {}, idle: {}, observedSeconds: 0, samples: 0 };
+}
+
+/**
+ * GpuEntries in report order (host, index, PCI, uuid; each board followed by its MIG devices),
+ * with report ids assigned as the streaming analyzer assigns them.
+ */
+export function gpuEntriesFromAggregates(devices: readonly DeviceAggregates[], context: AggregatesContext): AggregatesProfile {
+  const physicalDevices = devices.filter((device) => device.ref.gpuInstanceId === undefined);
+  const migDevices = devices.filter((device) => device.ref.gpuInstanceId !== undefined);
+  const resolution = resolveBoards([...physicalDevices, ...migDevices].map((device) => boardIdentityOf(device.ref)));
+  const boardOf = (device: DeviceAggregates): number | undefined => resolution.boardOf.get(boardKey(boardIdentityOf(device.ref)));
+
+  const physicalByBoard = new Map<number, DeviceAggregates>();
+  for (const device of physicalDevices) {
+    const board = boardOf(device);
+    if (board !== undefined && !physicalByBoard.has(board)) physicalByBoard.set(board, device);
+  }
+  const childrenByBoard = new Map<number, DeviceAggregates[]>();
+  for (const child of migDevices) {
+    const board = boardOf(child);
+    if (board === undefined) continue;
+    if (!physicalByBoard.has(board)) physicalByBoard.set(board, implicitParent(child));
+    childrenByBoard.set(board, [...(childrenByBoard.get(board) ?? []), child]);
+  }
+
+  const order = ([, a]: [number, DeviceAggregates], [, b]: [number, DeviceAggregates]): number =>
+    a.ref.host.localeCompare(b.ref.host)
+    || (a.ref.index ?? Infinity) - (b.ref.index ?? Infinity)
+    || (a.ref.pciBusId ?? '').localeCompare(b.ref.pciBusId ?? '')
+    || (a.ref.uuid ?? '').localeCompare(b.ref.uuid ?? '');
+  const boards = [...physicalByBoard.entries()].sort(order);
+  const ids = assignReportIds(boards.map(([, device]) => ({
+    host: device.ref.host, uuid: device.ref.uuid ?? null, pciBusId: device.ref.pciBusId ?? null, index: device.ref.index ?? null,
+  })));
+
+  const gpus: GpuEntry[] = [];
+  let startMs: number | null = null;
+  let endMs: number | null = null;
+  boards.forEach(([board, device], position) => {
+    const children = (childrenByBoard.get(board) ?? []).sort((a, b) => (a.ref.gpuInstanceId ?? 0) - (b.ref.gpuInstanceId ?? 0));
+    const parentDevice = device.observedSeconds > 0 || children.length === 0
+      ? device
+      : { ...device, observedSeconds: Math.max(...children.map((child) => child.observedSeconds)) };
+    const parent = entryOf(parentDevice, ids[position]!, null, children.length > 0, context);
+    gpus.push(parent, ...children.map((child) => entryOf(child, `${parent.id}/${child.ref.gpuInstanceId}`, parent, false, context)));
+    for (const member of [device, ...children]) {
+      if (member.firstSeenMs !== undefined) startMs = Math.min(startMs ?? Infinity, member.firstSeenMs);
+      if (member.lastSeenMs !== undefined) endMs = Math.max(endMs ?? -Infinity, member.lastSeenMs);
+    }
+  });
+  // The report's window is the one audited (--since/--until), clipped to the data seen.
+  const windowStart = startMs === null ? context.window.startMs : Math.max(context.window.startMs, startMs);
+  const windowEnd = endMs === null ? context.window.endMs : Math.min(context.window.endMs, Math.max(endMs, windowStart));
+  return { gpus, window: { startMs: windowStart, endMs: windowEnd, seconds: (windowEnd - windowStart) / 1000 } };
+}

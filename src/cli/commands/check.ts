@@ -1,0 +1,161 @@
+/**
+ * `gpu-audit check`: the audit (same sources and options as `audit`, built by the same
+ * buildAuditOptions), then the limits: exit 0 when all hold, 1 on a breach (with
+ * --baseline: on a regression), 2 on bad usage or input, 3 when an upstream failed.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  DEFAULT_BASELINE_TOLERANCE,
+  FINDING_LEVELS,
+  NO_THRESHOLDS,
+  THRESHOLD_DEFINITIONS,
+  mergeThresholds,
+  readReportFile,
+  runCheck,
+  thresholdsFromConfig,
+  thresholdsFromFlags,
+} from '../../check/index.js';
+import type { FindingLevel, LimitDomain, ThresholdFlags, Thresholds } from '../../check/thresholds.js';
+import { loadAuditConfig } from '../../config/index.js';
+import type { CheckReport } from '../../check/types.js';
+import { InputError } from '../../model/errors.js';
+import type { Report } from '../../model/report.js';
+import { checkFormats, checkRenderers, type CheckFormat } from '../../report/index.js';
+import type { CliIo } from '../io.js';
+import { useColor } from '../io.js';
+import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions } from '../options.js';
+import { emitOutput } from '../output.js';
+import { demoConfigFile } from '../paths.js';
+import { annotationLines, appendStepSummary, checkAnnotations, isGitHubActions } from '../github.js';
+import { buildAuditOptions, runAuditWithProgress, type AuditCommandOptions } from './audit.js';
+
+export type CheckCommandOptions = Omit<AuditCommandOptions, 'format'> &
+  ThresholdFlags & {
+    format: CheckFormat;
+    baseline?: string;
+    baselineTolerance: number;
+  };
+
+const LIMIT_PARSERS: Readonly<Record<LimitDomain, (value: string) => number>> = {
+  percent: (value) => {
+    const parsed = Number(value);
+    if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 100) throw new InvalidArgumentError('expected a percentage from 0 to 100');
+    return parsed;
+  },
+  'non-negative': (value) => {
+    const parsed = Number(value);
+    if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0) throw new InvalidArgumentError('expected a number >= 0');
+    return parsed;
+  },
+};
+
+const VALUE_NAMES = { '%': 'pct', h: 'hours', 'USD/month': 'usd' } as const;
+
+/** `--finding-level idle-gpu=error`, repeatable: collected into one code -> level map. */
+function collectFindingLevel(value: string, previous: Record<string, FindingLevel> | undefined): Record<string, FindingLevel> {
+  const match = /^([a-z0-9][a-z0-9-]*)=([a-z]+)$/u.exec(value.trim());
+  const level = match?.[2];
+  if (match === null || level === undefined || !(FINDING_LEVELS as readonly string[]).includes(level)) {
+    throw new InvalidArgumentError(`expected CODE=LEVEL with LEVEL one of ${FINDING_LEVELS.join(', ')} (e.g. idle-gpu=error)`);
+  }
+  return { ...previous, [match[1]!]: level as FindingLevel };
+}
+
+function addThresholdOptions(command: Command): Command {
+  for (const definition of THRESHOLD_DEFINITIONS) {
+    const scope = definition.scope === 'gpu' ? ', checked per GPU' : '';
+    command.addOption(
+      new Option(`--${definition.name} <${VALUE_NAMES[definition.unit]}>`, `fail unless ${definition.description}${scope}; reads ${definition.figure}, ${definition.unit}`).argParser(
+        LIMIT_PARSERS[definition.domain],
+      ),
+    );
+  }
+  return command
+    .addOption(new Option('--finding-level <code=level>', `treat findings of CODE as error (fails), warn (reported) or off; repeatable; default warn`).argParser(collectFindingLevel))
+    .addOption(new Option('--baseline <report.json>', 'a saved JSON report (audit or check --format json): fail only on regressions since then'))
+    .addOption(
+      new Option('--baseline-tolerance <points>', 'how far a figure may worsen before it is a regression: percentage points (money: percent)')
+        .argParser(LIMIT_PARSERS['non-negative'])
+        .default(DEFAULT_BASELINE_TOLERANCE),
+    );
+}
+
+export function checkCommand(io: CliIo, setExitCode: (code: number) => void): Command {
+  const command = new Command('check')
+    .description('audit, then fail (exit 1) when a limit is breached or, with --baseline, when the fleet got worse')
+    .argument('[sources...]', 'files, directories (recursive), globs, or - for stdin; .gz is read transparently')
+    .option('--demo', 'check the bundled demo fleet');
+  addThresholdOptions(command);
+  addAnalysisOptions(command);
+  addPrometheusOptions(command);
+  addKubernetesOptions(command);
+  addOutputOptions(command, checkFormats);
+  command.addHelpText('after', `
+Examples:
+  $ gpu-audit check --demo --max-waste-pct 10                 # exit 1: the demo fleet wastes ~60%
+  $ gpu-audit check logs/ --max-waste-pct 30 --min-utilization 40 --min-vram-headroom-pct 5
+  $ gpu-audit check logs/ --finding-level idle-gpu=error --finding-level vram-overprovisioned=off
+  $ gpu-audit check logs/ --format junit -o gpu-audit.junit.xml    # CI test report
+  $ gpu-audit check logs/ --format sarif -o gpu-audit.sarif        # code scanning
+  $ gpu-audit audit logs/ --format json -o baseline.json           # later:
+  $ gpu-audit check logs/ --baseline baseline.json --baseline-tolerance 2
+
+Exit codes: 0 every limit holds (with --baseline: no regression); 1 a limit breached, an
+error-level finding, or a regression; 2 usage or input error, or inputs skipped with
+--keep-going and nothing failed; 3 Prometheus or a cloud API failed.
+Findings are reported but do not fail the check unless their code is set to error.
+With GITHUB_ACTIONS=true, annotations go to stderr; with GITHUB_STEP_SUMMARY set, the
+verdict is appended to that file as Markdown.`);
+
+  command.action(async (sources: string[], options: CheckCommandOptions, self: Command) => {
+    const timezoneGiven = self.getOptionValueSource('timezone') === 'cli';
+    setExitCode(await runCheckCommand(sources, options, io, timezoneGiven));
+  });
+  return command;
+}
+
+/** `thresholds:` of gpu-audit.yaml (the file the audit reads too) under the flags: a flag wins, key by key. */
+async function thresholdsInForce(options: CheckCommandOptions): Promise<Thresholds> {
+  const loaded = await loadAuditConfig({ explicitFile: options.config, demoFile: options.demo === true ? demoConfigFile : undefined, cwd: process.cwd() });
+  const fromConfig = loaded?.config.thresholds === undefined ? NO_THRESHOLDS : thresholdsFromConfig(loaded.config.thresholds, loaded.file);
+  return mergeThresholds(fromConfig, thresholdsFromFlags(options));
+}
+
+export async function runCheckCommand(sources: string[], options: CheckCommandOptions, io: CliIo, timezoneGiven = true): Promise<number> {
+  const thresholds = await thresholdsInForce(options);
+  // Read the baseline before the audit: a bad file is a usage error, found in a second, not after a long audit.
+  let baseline: { report: Report; ref: string; tolerance: number } | undefined;
+  if (options.baseline !== undefined) baseline = { report: await readReportFile(options.baseline), ref: options.baseline, tolerance: options.baselineTolerance };
+  const quiet = options.quiet === true;
+  if (!quiet && baseline === undefined && Object.keys(thresholds.limits).length === 0 && !Object.values(thresholds.findingLevels).includes('error')) {
+    io.stderr('gpu-audit: no limit set (--max-waste-pct, --min-utilization, ... or --baseline): the check can only pass\n');
+  }
+
+  const auditOptions = await buildAuditOptions(sources, options, io, timezoneGiven);
+  const result = await runAuditWithProgress(auditOptions, io, quiet);
+  const check: CheckReport = {
+    report: result.report,
+    check: runCheck(result.report, { thresholds, baseline, skippedInputs: result.failures.map((failure) => failure.describe()) }),
+  };
+
+  const text = checkRenderers[options.format](check, { color: useColor(io, options), width: 100 });
+  await emitOutput(io, text, options.output);
+  if (!quiet) for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
+  await reportToGitHub(check, io, quiet);
+  return check.check.exitCode;
+}
+
+/** Annotations and the step summary; a summary file that cannot be written is a warning, not a changed verdict. */
+async function reportToGitHub(check: CheckReport, io: CliIo, quiet: boolean): Promise<void> {
+  if (isGitHubActions(io.env)) {
+    for (const line of annotationLines(checkAnnotations(check), { errorsOnly: quiet })) io.stderr(`${line}\n`);
+  }
+  const summaryFile = io.env.GITHUB_STEP_SUMMARY;
+  if (summaryFile !== undefined && summaryFile !== '') {
+    try {
+      await appendStepSummary(summaryFile, check);
+    } catch (error) {
+      io.stderr(`gpu-audit: warning: ${error instanceof InputError ? error.describe() : String(error)}\n`);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * `gpu-audit report REPORT.json`: re-renders a saved JSON report in any format without the
+ * raw telemetry, so an audit run once yields every deliverable (table, Markdown, CSV, ...).
+ * The file is validated first (exit 2 naming the file and the JSON path of the problem).
+ */
+import { Command } from 'commander';
+import { readReportFile } from '../../check/index.js';
+import { renderers, reportFormats, type ReportFormat } from '../../report/index.js';
+import type { CliIo } from '../io.js';
+import { useColor } from '../io.js';
+import { addOutputOptions } from '../options.js';
+import { emitOutput } from '../output.js';
+
+export interface ReportCommandOptions {
+  format: ReportFormat;
+  output?: string;
+  quiet?: boolean;
+  color?: boolean;
+  debug?: boolean;
+}
+
+export function reportCommand(io: CliIo): Command {
+  const command = new Command('report')
+    .description('re-render a saved JSON report (gpu-audit audit --format json) in another format')
+    .argument('<report.json>', 'a report written by `gpu-audit audit --format json` (or `check --format json`)');
+  addOutputOptions(command, reportFormats);
+  command.addHelpText('after', `
+Examples:
+  $ gpu-audit audit logs/ --format json -o report.json      # audit once ...
+  $ gpu-audit report report.json                            # ... then render as often as needed
+  $ gpu-audit report report.json --format markdown -o report.md
+  $ gpu-audit report report.json --format csv -o gpus.csv   # one row per GPU, units in the header
+
+Formats: ${reportFormats.join(', ')}.`);
+  command.action(async (file: string, options: ReportCommandOptions) => {
+    await runReportCommand(file, options, io);
+  });
+  return command;
+}
+
+export async function runReportCommand(file: string, options: ReportCommandOptions, io: CliIo): Promise<void> {
+  const report = await readReportFile(file);
+  const text = renderers[options.format](report, { color: useColor(io, options), width: 100 });
+  await emitOutput(io, text, options.output);
+}

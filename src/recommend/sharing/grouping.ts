@@ -1,0 +1,63 @@
+/**
+ * Grouping units to share one GPU (time-slicing, MPS): first-fit decreasing by required VRAM
+ * over units on the same GPU model, under a strategy's admission rule. Tenant isolation is
+ * decided here once for both strategies: units of different known tenants never share unless
+ * the config allows it; an unknown tenant is not a different tenant, but the risk says so.
+ */
+import type { DemandUnit } from '../types.js';
+
+export interface ShareGroup {
+  modelKey: string;
+  members: DemandUnit[];
+}
+
+export type Admission = (members: readonly DemandUnit[], candidate: DemandUnit) => boolean;
+
+export function tenantsConflict(members: readonly DemandUnit[], candidate: DemandUnit): boolean {
+  if (candidate.tenant === null) return false;
+  return members.some((member) => member.tenant !== null && member.tenant !== candidate.tenant);
+}
+
+/** Units that can be considered for sharing a whole GPU: priced, sized, busy at some point, not MIG. */
+export function shareable(unit: DemandUnit): boolean {
+  return unit.migProfile === null && unit.gpuCount === 1 && unit.hourlyUsdPerGpu !== null && unit.vram.requiredMiB !== null && unit.compute.busyFraction !== 0;
+}
+
+export function groupUnits(units: readonly DemandUnit[], admit: Admission, allowCrossTenant: boolean): ShareGroup[] {
+  const ordered = [...units].sort((a, b) => (b.vram.requiredMiB ?? 0) - (a.vram.requiredMiB ?? 0) || a.id.localeCompare(b.id));
+  const groups: ShareGroup[] = [];
+  for (const unit of ordered) {
+    const group = groups.find(
+      (candidate) => candidate.modelKey === unit.modelKey && (allowCrossTenant || !tenantsConflict(candidate.members, unit)) && admit(candidate.members, unit),
+    );
+    if (group === undefined) groups.push({ modelKey: unit.modelKey, members: [unit] });
+    else group.members.push(unit);
+  }
+  return groups.filter((group) => group.members.length > 1);
+}
+
+/** Pairs of units the tenant rule kept apart although the strategy's rule would have admitted them. */
+export function tenantBlockedPairs(units: readonly DemandUnit[], admit: Admission): [DemandUnit, DemandUnit][] {
+  const pairs: [DemandUnit, DemandUnit][] = [];
+  for (const [i, left] of units.entries()) {
+    for (const right of units.slice(i + 1)) {
+      if (left.modelKey === right.modelKey && tenantsConflict([left], right) && admit([left], right)) pairs.push([left, right]);
+    }
+  }
+  return pairs;
+}
+
+export function tenantsOf(members: readonly DemandUnit[]): string {
+  const tenants = [...new Set(members.map((member) => member.tenant ?? 'unknown'))];
+  return tenants.join(', ');
+}
+
+export const ISOLATION_RISK = 'no memory or fault isolation: one client running out of memory or crashing the GPU context hurts the others';
+export const UNKNOWN_TENANT_RISK = 'the tenants of these workloads are unknown: declare `tenant` in gpu-audit.yaml; workloads of different tenants must not share this way (use MIG)';
+
+/** Preallocating servers take a fraction of the memory they see: that fraction must be set anew. */
+export function preallocationRisk(members: readonly DemandUnit[]): string[] {
+  return members.some((unit) => unit.vram.basis === 'upper-bound' || unit.vram.preallocating === true)
+    ? ['preallocating servers (vLLM, TGI) size their memory as a fraction of the GPU they see: set it (e.g. --gpu-memory-utilization) for the share each gets, or they fail to start']
+    : [];
+}

@@ -1,0 +1,187 @@
+/**
+ * MIG packing: each unit gets the smallest GPU-instance profile of its GPU model that covers its
+ * VRAM and compute need, and the instances are packed onto as few GPUs as the placement rules
+ * allow (first-fit decreasing; every GPU's layout is checked with the catalog's
+ * validateMigLayout). Where fewer GPUs result, the rest are freed; the layout is emitted as a
+ * mig-parted config, validated again from its own text before it is printed.
+ *
+ * Needs: a MIG table for modelKey, vram.requiredMiB, and a compute need: p95 percent of the
+ * whole GPU x its compute slices, or, for a unit already in a MIG instance without a compute
+ * signal, its current profile's slices (compute is never shrunk on no evidence).
+ * MIG isolates memory and faults, so units of different tenants may share a GPU this way.
+ */
+import { parse, stringify } from 'yaml';
+import { migProfileFor, migTableFor, validateMigLayout } from '../../catalog/index.js';
+import type { MigProfile } from '../../catalog/index.js';
+import type { Recommendation } from '../../model/report.js';
+import { gpuName } from '../candidates.js';
+import { confidenceOf, weaknessesOf } from '../confidence.js';
+import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
+import { money, round2 } from '../units.js';
+import { preallocationRisk } from './grouping.js';
+
+const BYTES_PER_GB = 1e9;
+const BYTES_PER_MIB = 2 ** 20;
+
+/** Usable memory of a profile: as `nvidia-smi mig -lgip` printed it, else the name's decimal GB (always less). */
+export function profileMemoryMiB(profile: MigProfile): number {
+  return profile.memoryMiB ?? Math.floor((profile.nominalMemoryGB * BYTES_PER_GB) / BYTES_PER_MIB);
+}
+
+/** Compute slices a unit needs, or undefined when nothing says. */
+export function slicesNeeded(unit: DemandUnit, computeSlicesTotal: number): number | undefined {
+  const hasSignal = unit.compute.basis === 'sm-active' || unit.compute.basis === 'gr-engine-active' || unit.compute.basis === 'utilization';
+  if (unit.migProfile !== null) {
+    const current = migProfileFor(unit.modelKey, unit.migProfile);
+    if (!hasSignal || unit.compute.p95Pct === null) return current?.computeSlices;
+    return current === undefined ? undefined : Math.max(1, Math.ceil((unit.compute.p95Pct / 100) * current.computeSlices));
+  }
+  if (!hasSignal || unit.compute.p95Pct === null) return undefined;
+  return Math.max(1, Math.ceil((unit.compute.p95Pct / 100) * computeSlicesTotal));
+}
+
+/** The smallest plain (no media engines) profile covering memory and slices: fewest slices, then least memory. */
+export function smallestProfile(modelKey: string, requiredMiB: number, slices: number): MigProfile | undefined {
+  const table = migTableFor(modelKey);
+  if (table === undefined) return undefined;
+  return table.profiles
+    .filter((profile) => !profile.mediaExtensions && profile.computeSlices >= slices && profileMemoryMiB(profile) >= requiredMiB)
+    .sort((a, b) => a.computeSlices - b.computeSlices || a.memorySlices - b.memorySlices || profileMemoryMiB(a) - profileMemoryMiB(b))[0];
+}
+
+export interface PackedGpu {
+  profiles: string[];
+  units: string[];
+}
+
+/** First-fit decreasing: largest profiles first, each onto the first GPU whose layout stays valid. */
+export function packProfiles(modelKey: string, items: readonly { unit: string; profile: MigProfile }[]): PackedGpu[] {
+  const ordered = [...items].sort((a, b) => b.profile.computeSlices - a.profile.computeSlices || b.profile.memorySlices - a.profile.memorySlices || a.unit.localeCompare(b.unit));
+  const gpus: PackedGpu[] = [];
+  for (const item of ordered) {
+    const target = gpus.find((gpu) => validateMigLayout(modelKey, [...gpu.profiles, item.profile.name]).ok);
+    if (target === undefined) gpus.push({ profiles: [item.profile.name], units: [item.unit] });
+    else {
+      target.profiles.push(item.profile.name);
+      target.units.push(item.unit);
+    }
+  }
+  return gpus;
+}
+
+function countsOf(profiles: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const name of [...profiles].sort()) counts[name] = (counts[name] ?? 0) + 1;
+  return counts;
+}
+
+/** mig-parted config (`version: v1`, `mig-configs`): one entry per packed GPU, device index = position. */
+export function migPartedConfig(configName: string, gpus: readonly PackedGpu[]): string {
+  const entries = gpus.map((gpu, index) => ({ devices: [index], 'mig-enabled': true, 'mig-devices': countsOf(gpu.profiles) }));
+  return stringify({ version: 'v1', 'mig-configs': { [configName]: entries } });
+}
+
+export type MigPartedVerdict = { ok: true; gpus: Record<string, number>[] } | { ok: false; reason: string };
+
+/** Parses a mig-parted config and checks every enabled device's layout against the placement rules. */
+export function validateMigPartedConfig(modelKey: string, text: string): MigPartedVerdict {
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch (error) {
+    return { ok: false, reason: `not YAML: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const root = document as { version?: unknown; 'mig-configs'?: unknown } | null;
+  if (root === null || typeof root !== 'object' || root.version !== 'v1') return { ok: false, reason: 'version must be v1' };
+  const configs = root['mig-configs'];
+  if (configs === null || typeof configs !== 'object') return { ok: false, reason: 'mig-configs missing' };
+  const gpus: Record<string, number>[] = [];
+  for (const [name, entries] of Object.entries(configs as Record<string, unknown>)) {
+    if (!Array.isArray(entries)) return { ok: false, reason: `${name}: expected a list of device entries` };
+    for (const [position, entry] of entries.entries()) {
+      const record = entry as { 'mig-enabled'?: unknown; 'mig-devices'?: unknown };
+      if (record['mig-enabled'] !== true) continue;
+      const devices = (record['mig-devices'] ?? {}) as Record<string, number>;
+      const verdict = validateMigLayout(modelKey, devices);
+      if (!verdict.ok) return { ok: false, reason: `${name}[${position}]: ${verdict.reason}` };
+      gpus.push(devices);
+    }
+  }
+  return { ok: true, gpus };
+}
+
+export function mig(units: readonly DemandUnit[], options: RecommendOptions): StrategyResult {
+  const result: StrategyResult = { recommendations: [], notEnoughData: [] };
+  const byModel = new Map<string, { unit: DemandUnit; profile: MigProfile }[]>();
+  for (const unit of units) {
+    const table = migTableFor(unit.modelKey);
+    if (table === undefined || unit.gpuCount !== 1 || unit.hourlyUsdPerGpu === null) continue;
+    if (unit.migProfile === null && unit.compute.busyFraction === 0) continue; // released by rightsize
+    if (unit.migProfile !== null && unit.processNames.length === 0) continue; // an unused instance: dropped by the repack
+    const slices = slicesNeeded(unit, table.computeSlicesTotal);
+    if (unit.vram.requiredMiB === null || slices === undefined) {
+      result.notEnoughData.push({ strategy: 'mig', targets: [unit.id], reason: unit.vram.requiredMiB === null ? 'required VRAM unknown' : `no compute figure to size a MIG instance (basis ${unit.compute.basis})` });
+      continue;
+    }
+    const profile = smallestProfile(unit.modelKey, unit.vram.requiredMiB, slices);
+    if (profile === undefined) continue; // needs the whole GPU
+    const list = byModel.get(unit.modelKey) ?? [];
+    list.push({ unit, profile });
+    byModel.set(unit.modelKey, list);
+  }
+  for (const [modelKey, items] of byModel) {
+    const currentGpus = new Set(items.flatMap((item) => item.unit.gpuIds));
+    const packed = packProfiles(
+      modelKey,
+      items.map((item) => ({ unit: item.unit.id, profile: item.profile })),
+    );
+    if (packed.length >= currentGpus.size) continue;
+    const configName = `gpu-audit-${modelKey}`;
+    const text = migPartedConfig(configName, packed);
+    const verdict = validateMigPartedConfig(modelKey, text);
+    if (!verdict.ok) throw new Error(`MIG packer produced an invalid layout: ${verdict.reason}`);
+    result.recommendations.push(recommendationFor(modelKey, items, packed, currentGpus.size, text, options));
+  }
+  return result;
+}
+
+function recommendationFor(
+  modelKey: string,
+  items: readonly { unit: DemandUnit; profile: MigProfile }[],
+  packed: readonly PackedGpu[],
+  currentGpuCount: number,
+  text: string,
+  options: RecommendOptions,
+): Recommendation {
+  const units = items.map((item) => item.unit);
+  const perGpu = units[0]!.hourlyUsdPerGpu!;
+  const freed = currentGpuCount - packed.length;
+  const reasons = weaknessesOf(units, options, { vram: true, compute: true });
+  const tenants = [...new Set(units.map((unit) => unit.tenant).filter((tenant) => tenant !== null))];
+  const layout = packed.map((gpu) => Object.entries(countsOf(gpu.profiles)).map(([name, count]) => `${count} x ${name}`).join(' + ')).join('; ');
+  return {
+    id: `mig:${modelKey}:${units.map((unit) => unit.id).join('+')}`,
+    kind: 'mig',
+    targets: [...new Set(units.flatMap((unit) => (unit.migProfile === null ? [unit.id] : unit.gpuIds)))],
+    current: `${currentGpuCount} x ${gpuName(modelKey)} (${money(perGpu * currentGpuCount)}/h)`,
+    proposed: `${packed.length} x ${gpuName(modelKey)} with MIG: ${layout} (${money(perGpu * packed.length)}/h)`,
+    monthlySavingsUsd: round2(freed * perGpu * HOURS_PER_MONTH),
+    confidence: confidenceOf(reasons),
+    confidenceReasons: reasons,
+    risks: [
+      'each workload gets a fixed slice of SMs and memory bandwidth: bursts can no longer borrow the whole GPU',
+      'enabling MIG or changing the layout needs the GPU idle (workloads drained), and on some systems a GPU reset',
+      ...preallocationRisk(units),
+      ...items.map((item) => `${item.unit.label}: ${item.profile.name} (${profileMemoryMiB(item.profile)} MiB, ${item.profile.computeSlices} compute slices) for ${item.unit.vram.requiredMiB} MiB required`),
+    ],
+    rationale: `MIG instances isolate memory and faults${tenants.length > 1 ? ` (tenants ${tenants.join(', ')} stay isolated, which time-slicing and MPS would not do)` : ''}; packing each workload into the smallest profile that covers its VRAM and compute frees ${freed} GPU${freed === 1 ? '' : 's'}.`,
+    evidence: {
+      gpuModel: modelKey,
+      currentGpus: currentGpuCount,
+      proposedGpus: packed.length,
+      gpusFreed: freed,
+      layout,
+    },
+    config: { format: 'yaml', text },
+  };
+}

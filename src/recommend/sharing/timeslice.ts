@@ -1,0 +1,113 @@
+/**
+ * Time-slicing: units whose hour-of-week profiles rarely overlap (nightly training and
+ * business-hours inference) and whose VRAM fits one GPU together take turns on one GPU.
+ *
+ * Needs: hourOfWeekPct of every member (an hour is busy when its mean compute is at or above
+ * the idle threshold), vram.requiredMiB, memoryTotalMiB, tenant, hourlyUsdPerGpu.
+ * Overlap share = hours in which two or more members are busy / hours all members were observed;
+ * a group is admitted while that share is at most `timeSliceMaxOverlapShare`. Memory is not
+ * time-sliced: every member's memory stays resident, so the sum must fit.
+ */
+import { stringify } from 'yaml';
+import type { Recommendation } from '../../model/report.js';
+import { gpuName } from '../candidates.js';
+import { confidenceOf, weaknessesOf } from '../confidence.js';
+import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
+import { money, percent, round2 } from '../units.js';
+import { groupUnits, ISOLATION_RISK, shareable, tenantBlockedPairs, tenantsOf, UNKNOWN_TENANT_RISK, type Admission } from './grouping.js';
+
+export interface Overlap {
+  observedHours: number;
+  overlapHours: number;
+}
+
+/** Hours of the week in which two or more members are busy, out of the hours all were observed. */
+export function overlapOf(members: readonly DemandUnit[], idleThresholdPct: number): Overlap {
+  let observedHours = 0;
+  let overlapHours = 0;
+  for (let hour = 0; hour < 168; hour += 1) {
+    const values = members.map((unit) => unit.hourOfWeekPct?.[hour] ?? null);
+    if (values.some((value) => value === null)) continue;
+    observedHours += 1;
+    if (values.filter((value) => value! >= idleThresholdPct).length >= 2) overlapHours += 1;
+  }
+  return { observedHours, overlapHours };
+}
+
+function admission(options: RecommendOptions): Admission {
+  return (members, candidate) => {
+    const all = [...members, candidate];
+    const total = candidate.memoryTotalMiB;
+    if (total === null || all.reduce((sum, unit) => sum + unit.vram.requiredMiB!, 0) > total) return false;
+    const overlap = overlapOf(all, options.idleThresholdPct);
+    return overlap.observedHours > 0 && overlap.overlapHours / overlap.observedHours <= options.timeSliceMaxOverlapShare;
+  };
+}
+
+export function timeSlicingConfig(replicas: number): string {
+  const plugin = { version: 'v1', sharing: { timeSlicing: { resources: [{ name: 'nvidia.com/gpu', replicas }] } } };
+  return `# NVIDIA k8s-device-plugin config: one GPU advertised as ${replicas} time-sliced replicas\n${stringify(plugin)}`;
+}
+
+export function timeSlicing(units: readonly DemandUnit[], options: RecommendOptions): StrategyResult {
+  const result: StrategyResult = { recommendations: [], notEnoughData: [] };
+  const candidates = units.filter(shareable);
+  const withProfile = candidates.filter((unit) => unit.hourOfWeekPct !== null);
+  for (const unit of candidates.filter((candidate) => candidate.hourOfWeekPct === null)) {
+    result.notEnoughData.push({ strategy: 'time-slicing', targets: [unit.id], reason: 'no hour-of-week profile: cannot tell when it is busy' });
+  }
+  const admit = admission(options);
+  if (!options.allowCrossTenantSharing) {
+    for (const [left, right] of tenantBlockedPairs(withProfile, admit)) {
+      result.notEnoughData.push({
+        strategy: 'time-slicing',
+        targets: [left.id, right.id],
+        declined: true,
+        reason: `tenants ${left.tenant} and ${right.tenant} differ: time-slicing gives no memory or fault isolation, so they are not put on one GPU (MIG would isolate them)`,
+      });
+    }
+  }
+  for (const group of groupUnits(withProfile, admit, options.allowCrossTenantSharing)) {
+    result.recommendations.push(recommendationFor(group.members, options));
+  }
+  return result;
+}
+
+function recommendationFor(members: readonly DemandUnit[], options: RecommendOptions): Recommendation {
+  const first = members[0]!;
+  const perGpu = first.hourlyUsdPerGpu!;
+  const freed = members.length - 1;
+  const overlap = overlapOf(members, options.idleThresholdPct);
+  const vramSum = members.reduce((sum, unit) => sum + unit.vram.requiredMiB!, 0);
+  const reasons = weaknessesOf(members, options, { vram: true, compute: true });
+  if (overlap.observedHours < 168) reasons.push(`${overlap.observedHours} of the 168 hours of the week observed: the other hours may overlap`);
+  const unknownTenant = members.some((unit) => unit.tenant === null);
+  return {
+    id: `time-slicing:${members.map((unit) => unit.id).join('+')}`,
+    kind: 'time-slicing',
+    targets: members.map((unit) => unit.id),
+    current: `${members.length} x ${gpuName(first.modelKey)}, one workload each (${money(perGpu * members.length)}/h)`,
+    proposed: `1 x ${gpuName(first.modelKey)} time-sliced ${members.length} ways (${money(perGpu)}/h)`,
+    monthlySavingsUsd: round2(freed * perGpu * HOURS_PER_MONTH),
+    confidence: confidenceOf(reasons),
+    confidenceReasons: reasons,
+    risks: [
+      ISOLATION_RISK,
+      'memory is not sliced: all members stay resident and together must fit the GPU',
+      `in ${overlap.overlapHours} of ${overlap.observedHours} observed hours two members were busy at once: those hours run at a fraction of the speed`,
+      ...(unknownTenant ? [UNKNOWN_TENANT_RISK] : [`tenants: ${tenantsOf(members)}`]),
+    ],
+    rationale: `Their busy hours rarely coincide (${percent(overlap.observedHours === 0 ? 0 : overlap.overlapHours / overlap.observedHours, 1)} of observed hours overlap) and together they need ${Math.round(vramSum / 1024)} GiB: one GPU can take turns serving them.`,
+    evidence: {
+      members: members.length,
+      overlapHours: overlap.overlapHours,
+      observedHours: overlap.observedHours,
+      maxOverlapShare: options.timeSliceMaxOverlapShare,
+      requiredVramMiBSum: vramSum,
+      gpuVramMiB: first.memoryTotalMiB,
+      gpusFreed: freed,
+      tenants: tenantsOf(members),
+    },
+    config: { format: 'yaml', text: timeSlicingConfig(members.length) },
+  };
+}

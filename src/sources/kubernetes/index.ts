@@ -1,0 +1,73 @@
+/**
+ * Kubernetes inputs (`--k8s FILE`, `--kubectl`): the pods and nodes a cluster reports, read
+ * into plain facts for analysis/kubernetes.ts to join with the GPU telemetry.
+ */
+import type { Readable } from 'node:stream';
+import { InputError } from '../../model/errors.js';
+import { openInput, resolveInputs } from '../inputs.js';
+import { kubectlRef, runKubectl, type KubectlOptions } from './kubectl.js';
+import { readKubernetesObjects } from './objects.js';
+import type { KubernetesInventory, KubernetesSourceRead } from './types.js';
+
+export type { ContainerInfo, KubernetesInventory, KubernetesSourceRead, NodeInfo, OwnerInfo, PodInfo, RequestAndLimit } from './types.js';
+export type { KubectlOptions } from './kubectl.js';
+export { kubectlArguments, runKubectl, KUBECTL_MAX_OUTPUT_BYTES, KUBECTL_TIMEOUT_MS } from './kubectl.js';
+export { readKubernetesObjects } from './objects.js';
+export { cpuCores, memoryMiB, parseQuantity } from './quantity.js';
+export { deviceCount, isGpuResource, migProfileOfResource } from './gpu-resources.js';
+export { requestsGpus } from './pods.js';
+
+/**
+ * Reads `--k8s` inputs (files, directories, globs, `-`; .gz transparently): one result per file.
+ * A file found by walking a directory that holds no Kubernetes objects is skipped and said so,
+ * as for telemetry sources; a file named outright must be readable.
+ */
+export async function readKubernetesFiles(args: readonly string[], stdin?: Readable): Promise<KubernetesSourceRead[]> {
+  const results: KubernetesSourceRead[] = [];
+  for (const input of await resolveInputs([...args])) {
+    const opened = await openInput(input, stdin);
+    try {
+      let text = '';
+      for await (const chunk of opened.chunks) text += chunk;
+      results.push(readKubernetesObjects(text, input.ref));
+    } catch (error) {
+      if (!input.discovered || !(error instanceof InputError)) throw error;
+      results.push({ ref: input.ref, records: 0, pods: [], nodes: [], warnings: [`skipped: ${error.message}`] });
+    } finally {
+      opened.close();
+    }
+  }
+  return results;
+}
+
+/** `--kubectl`: the cluster's pods and nodes, as kubectl prints them. */
+export async function readKubernetesFromKubectl(options: KubectlOptions = {}): Promise<KubernetesSourceRead> {
+  const text = await runKubectl(options);
+  return readKubernetesObjects(text, kubectlRef(options.context));
+}
+
+/** Every input's pods and nodes together; a pod or node given twice (same namespace/name) counts once, the first read. */
+export function mergeInventories(reads: readonly KubernetesInventory[]): KubernetesInventory {
+  const pods = new Map<string, KubernetesInventory['pods'][number]>();
+  const nodes = new Map<string, KubernetesInventory['nodes'][number]>();
+  for (const read of reads) {
+    for (const pod of read.pods) if (!pods.has(`${pod.namespace}/${pod.name}`)) pods.set(`${pod.namespace}/${pod.name}`, pod);
+    for (const node of read.nodes) if (!nodes.has(node.name)) nodes.set(node.name, node);
+  }
+  return { pods: [...pods.values()], nodes: [...nodes.values()] };
+}
+
+export interface KubernetesInputOptions {
+  /** `--k8s` arguments. */
+  files?: readonly string[];
+  /** `--kubectl`, with its options. */
+  kubectl?: KubectlOptions;
+  stdin?: Readable;
+}
+
+/** Every Kubernetes input of an audit, files first; none given: an empty list. */
+export async function readKubernetesInputs(options: KubernetesInputOptions): Promise<KubernetesSourceRead[]> {
+  const reads = options.files === undefined || options.files.length === 0 ? [] : await readKubernetesFiles(options.files, options.stdin);
+  if (options.kubectl !== undefined) reads.push(await readKubernetesFromKubectl(options.kubectl));
+  return reads;
+}

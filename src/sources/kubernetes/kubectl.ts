@@ -1,0 +1,88 @@
+/**
+ * `--kubectl`: asks the cluster for its pods and nodes through the user's own kubectl (and so
+ * its kubeconfig, credentials and plugins). Run through execa with an argument array, never
+ * a shell string: a context name cannot inject anything.
+ *
+ * How it ends: kubectl missing, or a context the kubeconfig does not have, is the user's to
+ * fix (InputError, exit 2); a cluster that cannot be reached or refuses is upstream
+ * (UpstreamError, exit 3).
+ */
+import { execa } from 'execa';
+import { InputError, UpstreamError } from '../../model/errors.js';
+
+export interface KubectlOptions {
+  /** `--context` passed to kubectl; default: the kubeconfig's current context. */
+  context?: string;
+  /** Program to run; default `kubectl` on PATH (tests point it at a fake). */
+  executable?: string;
+  /** Whole run, ms; kubectl's own `--request-timeout` gets the same budget. */
+  timeoutMs?: number;
+  /** Largest stdout accepted, bytes. */
+  maxOutputBytes?: number;
+}
+
+/** A large cluster's pods and nodes list in seconds; a minute means something is wrong. */
+export const KUBECTL_TIMEOUT_MS = 60_000;
+/** About 100,000 pods' worth of JSON: beyond it the answer would not fit in memory anyway. */
+export const KUBECTL_MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
+/** Lines of kubectl's stderr quoted in an error. */
+const STDERR_LINES = 3;
+
+/** stderr lines that say the kubeconfig, not the cluster, is the problem. */
+const KUBECONFIG_PROBLEMS = [/context "[^"]*" does not exist/u, /no configuration has been provided/u];
+
+/** The argument array of the query (without the executable). */
+export function kubectlArguments(options: Pick<KubectlOptions, 'context' | 'timeoutMs'> = {}): string[] {
+  const seconds = Math.ceil((options.timeoutMs ?? KUBECTL_TIMEOUT_MS) / 1000);
+  const context = options.context === undefined ? [] : ['--context', options.context];
+  return [...context, 'get', 'pods,nodes', '--all-namespaces', '--output', 'json', `--request-timeout=${seconds}s`];
+}
+
+/** The ref under which kubectl's answer appears in `sources[]`. */
+export function kubectlRef(context: string | undefined): string {
+  return context === undefined ? 'kubectl' : `kubectl --context ${context}`;
+}
+
+interface ExecaFailure {
+  code?: string;
+  timedOut?: boolean;
+  isMaxBuffer?: boolean;
+  exitCode?: number;
+  stderr?: unknown;
+  shortMessage?: string;
+}
+
+/** Runs the query and returns kubectl's stdout (JSON text). */
+export async function runKubectl(options: KubectlOptions = {}): Promise<string> {
+  const executable = options.executable ?? 'kubectl';
+  const timeoutMs = options.timeoutMs ?? KUBECTL_TIMEOUT_MS;
+  const maxOutputBytes = options.maxOutputBytes ?? KUBECTL_MAX_OUTPUT_BYTES;
+  const endpoint = kubectlRef(options.context);
+  try {
+    const result = await execa(executable, kubectlArguments(options), {
+      timeout: timeoutMs,
+      maxBuffer: maxOutputBytes,
+      stdin: 'ignore',
+      // kubectl may print warnings (deprecated APIs) on stderr beside a good answer.
+      stripFinalNewline: false,
+    });
+    return result.stdout;
+  } catch (error) {
+    const failure = error as ExecaFailure;
+    if (failure.code === 'ENOENT') {
+      throw new InputError(`--kubectl: ${executable} is not installed or not on PATH; save the output of kubectl get pods,nodes -A -o json and pass it with --k8s FILE`, { cause: error });
+    }
+    if (failure.timedOut === true) {
+      throw new UpstreamError(`timed out after ${timeoutMs / 1000} s`, { endpoint, cause: error });
+    }
+    if (failure.isMaxBuffer === true) {
+      throw new UpstreamError(`output larger than ${Math.round(maxOutputBytes / 2 ** 20)} MiB`, { endpoint, cause: error });
+    }
+    const stderr = typeof failure.stderr === 'string' ? failure.stderr.trim().split('\n').slice(0, STDERR_LINES).join(' / ') : '';
+    const detail = stderr === '' ? (failure.shortMessage ?? String(error)) : stderr;
+    if (KUBECONFIG_PROBLEMS.some((pattern) => pattern.test(stderr))) {
+      throw new InputError(`--kubectl: ${detail}`, { cause: error });
+    }
+    throw new UpstreamError(`kubectl exited with status ${failure.exitCode ?? 'unknown'}: ${detail}`, { endpoint, cause: error });
+  }
+}

@@ -1,0 +1,330 @@
+/**
+ * A live-Prometheus audit's data collection: which dcgm-exporter metrics exist, then the
+ * pushed-down aggregates per chunk of the window, the quantiles over the whole window and the
+ * hourly profiles, combined per device into aggregates the analysis takes
+ * (analysis/aggregates.ts). What is fetched grows with devices x chunks, never with samples.
+ *
+ * Combining chunks is exact for counts, sums (hence means: sum of sums / sum of counts, so
+ * every raw sample weighs the same), maxima, steps, first and last times. Quantiles are never
+ * combined: they are asked over the whole window (./queries.ts quantileQuery).
+ */
+import { InputError } from '../../model/errors.js';
+import type { DeviceRef } from '../../model/observations.js';
+import type { MemoryStats, PercentStats } from '../../model/report.js';
+import { readSeriesLabels } from '../dcgm/labels.js';
+import type { ReadingKey } from '../dcgm/fields.js';
+import type { Labels, PrometheusClient } from './client.js';
+import {
+  DEVICE_LABELS, FRAMEBUFFER_PART_READINGS, FRAMEBUFFER_TOTAL_READING, type MetricName, metricNamesOf,
+  PUSH_DOWN_METRICS, type PushDownBasis, type PushDownMetric, type PushDownSignal, allMetricNames,
+} from './metrics.js';
+import {
+  AGGREGATE_LABEL, bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, quantileQuery, type ScaledSelector, signalChunkQuery,
+} from './queries.js';
+import { seriesSelector } from './selector.js';
+import { type AuditWindow, type Chunk, splitWindow, timelineBucketSeconds } from './window.js';
+
+/** Assignable to analysis' DeviceAggregates (src/audit.ts hands one to the other). */
+export interface CollectedDevice {
+  ref: DeviceRef;
+  model?: string;
+  migProfile?: string;
+  memoryTotalMiB?: number;
+  percent: Partial<Record<Exclude<PushDownSignal, 'memoryUsedMiB'>, PercentStats>>;
+  memoryUsedMiB?: MemoryStats;
+  idle: Partial<Record<PushDownBasis, { observedSeconds: number; idleSeconds: number }>>;
+  observedSeconds: number;
+  samples: number;
+  firstSeenMs?: number;
+  lastSeenMs?: number;
+  hourlyComputePct?: { startMs: number; values: (number | null)[] };
+  timeline?: { startMs: number; bucketSeconds: number; computeMeanPct: (number | null)[]; memoryUsedMaxMiB: (number | null)[] };
+}
+
+export interface CollectOptions {
+  window: AuditWindow;
+  /** Label matchers of --selector (./selector.ts). */
+  matchers: readonly string[];
+  idleThresholdPct: number;
+  /** Host for series without a Hostname label. */
+  defaultHost: string;
+  /** Length of a chunk of the aggregation queries; default 7 days. */
+  chunkSeconds?: number;
+  /** Length of the hourly range queries' pieces; default 7 days (168 points per series). */
+  rangeChunkSeconds?: number;
+  /** Called once the number of queries is known. */
+  onPlan?: (queries: number) => void;
+}
+
+export interface Collection {
+  devices: CollectedDevice[];
+  /** Metric names found and read. */
+  metrics: string[];
+  warnings: string[];
+}
+
+/**
+ * A week per chunk: the work of one chunk query (every sample of every device in the chunk,
+ * a few aggregations each) stays below that of the whole-window quantile queries for windows
+ * over a week, while each chunk adds one value per device and aggregate to what is fetched.
+ */
+const DEFAULT_CHUNK_SECONDS = 7 * 86_400;
+const DEFAULT_RANGE_CHUNK_SECONDS = 7 * 86_400;
+const HOUR_MS = 3_600_000;
+
+interface SignalTotals {
+  count: number;
+  sum: number;
+  max: number;
+  steps: number;
+  idleSteps: number;
+  quantiles: Map<number, number>;
+}
+
+interface DeviceTotals {
+  labels: Labels;
+  steps: number;
+  firstMs: number;
+  lastMs: number;
+  memoryTotalMiB: number;
+  signals: Map<PushDownSignal, SignalTotals>;
+  hourlyCompute: Map<number, number>;
+  timelineCompute: Map<number, number>;
+  timelineMemory: Map<number, number>;
+}
+
+interface PresentMetric extends MetricName {
+  metric: PushDownMetric;
+  selector: string;
+}
+
+function deviceLabelKey(labels: Labels): string {
+  return DEVICE_LABELS.map((name) => labels[name] ?? '').join('\u0000');
+}
+
+class Totals {
+  private readonly byDevice = new Map<string, DeviceTotals>();
+
+  device(labels: Labels): DeviceTotals {
+    const key = deviceLabelKey(labels);
+    let totals = this.byDevice.get(key);
+    if (totals === undefined) {
+      const deviceLabels: Record<string, string> = {};
+      for (const name of DEVICE_LABELS) if (labels[name] !== undefined) deviceLabels[name] = labels[name];
+      totals = {
+        labels: deviceLabels, steps: 0, firstMs: Infinity, lastMs: -Infinity, memoryTotalMiB: -Infinity,
+        signals: new Map(), hourlyCompute: new Map(), timelineCompute: new Map(), timelineMemory: new Map(),
+      };
+      this.byDevice.set(key, totals);
+    }
+    return totals;
+  }
+
+  signal(labels: Labels, signal: PushDownSignal): SignalTotals {
+    const signals = this.device(labels).signals;
+    let totals = signals.get(signal);
+    if (totals === undefined) {
+      totals = { count: 0, sum: 0, max: -Infinity, steps: 0, idleSteps: 0, quantiles: new Map() };
+      signals.set(signal, totals);
+    }
+    return totals;
+  }
+
+  all(): DeviceTotals[] {
+    return [...this.byDevice.values()];
+  }
+}
+
+/** The first name of `reading` that the server has, or undefined. */
+function presentName(reading: ReadingKey, names: ReadonlySet<string>): MetricName | undefined {
+  return metricNamesOf(reading).find((metric) => names.has(metric.name));
+}
+
+/** FB_TOTAL where exported, else used + free (+ reserved where exported), as ../dcgm/readings.ts. */
+function memoryTotalExpression(names: ReadonlySet<string>, matchers: readonly string[]): string | undefined {
+  const total = presentName(FRAMEBUFFER_TOTAL_READING, names);
+  if (total !== undefined) return seriesSelector([total.name], matchers);
+  const parts = FRAMEBUFFER_PART_READINGS.map((reading) => presentName(reading, names));
+  if (parts[0] === undefined || parts[1] === undefined) return undefined;
+  return parts.filter((part) => part !== undefined).map((part) => seriesSelector([part.name], matchers)).join(' + ');
+}
+
+/** Epoch-aligned buckets covering the window: bucket b is [startMs + b x bucketMs, + bucketMs). */
+interface Grid {
+  startMs: number;
+  bucketMs: number;
+  count: number;
+}
+
+function gridOf(window: AuditWindow, bucketSeconds: number): Grid {
+  const bucketMs = bucketSeconds * 1000;
+  const startMs = Math.floor(window.startMs / bucketMs) * bucketMs;
+  return { startMs, bucketMs, count: Math.ceil((window.endMs - startMs) / bucketMs) };
+}
+
+function finite(value: number): boolean {
+  return Number.isFinite(value);
+}
+
+export async function collectFromPrometheus(client: PrometheusClient, options: CollectOptions): Promise<Collection> {
+  const { window, matchers } = options;
+  const windowSeconds = (window.endMs - window.startMs) / 1000;
+  const discoverySelector = seriesSelector(allMetricNames(), matchers);
+  const names = new Set(await client.labelValues('__name__', discoverySelector, window.startMs, window.endMs));
+  const present: PresentMetric[] = [];
+  for (const metric of PUSH_DOWN_METRICS) {
+    const name = presentName(metric.reading, names);
+    if (name !== undefined) present.push({ ...name, metric, selector: seriesSelector([name.name], matchers) });
+  }
+  if (present.length === 0) {
+    throw new InputError(
+      `no dcgm-exporter GPU series (${PUSH_DOWN_METRICS.map((metric) => metricNamesOf(metric.reading)[0]?.name).join(', ')}) ` +
+      `between ${new Date(window.startMs).toISOString()} and ${new Date(window.endMs).toISOString()}` +
+      (matchers.length === 0 ? '' : ` matching {${matchers.join(',')}}`),
+      { file: client.connection.displayUrl },
+    );
+  }
+
+  const chunks = splitWindow(window, options.chunkSeconds ?? DEFAULT_CHUNK_SECONDS);
+  const hours = gridOf(window, 3600);
+  const timeline = gridOf(window, timelineBucketSeconds(window.startMs, window.endMs));
+  const anySelector = seriesSelector(present.map((metric) => metric.name), matchers);
+  const memoryTotal = memoryTotalExpression(names, matchers);
+  const computeSignals: ScaledSelector[] = present.filter((metric) => metric.metric.basis !== undefined).map(({ selector, scale }) => ({ selector, scale }));
+  const memoryUsed = present.find((metric) => metric.metric.signal === 'memoryUsedMiB');
+
+  const totals = new Totals();
+  const device = (labels: Labels): DeviceTotals => totals.device(labels);
+  const tasks: (() => Promise<void>)[] = [];
+  for (const chunk of chunks) {
+    const chunkSeconds = (chunk.endMs - chunk.startMs) / 1000;
+    for (const metric of present) {
+      const idleBelow = metric.metric.basis === undefined ? undefined : options.idleThresholdPct / metric.scale;
+      const query = signalChunkQuery({ selector: metric.selector, chunkSeconds, stepSeconds: window.stepSeconds, ...(idleBelow === undefined ? {} : { idleBelow }) });
+      tasks.push(async () => {
+        for (const sample of await client.instant(query, chunk.endMs)) {
+          if (!finite(sample.value)) continue;
+          const signal = totals.signal(sample.labels, metric.metric.signal);
+          switch (sample.labels[AGGREGATE_LABEL]) {
+            case 'count': signal.count += sample.value; break;
+            case 'sum': signal.sum += sample.value * metric.scale; break;
+            case 'max': signal.max = Math.max(signal.max, sample.value * metric.scale); break;
+            case 'steps': signal.steps += sample.value; break;
+            case 'idle_steps': signal.idleSteps += sample.value; break;
+            case 'first': device(sample.labels).firstMs = Math.min(device(sample.labels).firstMs, sample.value * 1000); break;
+            case 'last': device(sample.labels).lastMs = Math.max(device(sample.labels).lastMs, sample.value * 1000); break;
+            default: break;
+          }
+        }
+      });
+    }
+    const deviceQuery = deviceChunkQuery({ anySelector, chunkSeconds, stepSeconds: window.stepSeconds, ...(memoryTotal === undefined ? {} : { memoryTotal }) });
+    tasks.push(async () => {
+      for (const sample of await client.instant(deviceQuery, chunk.endMs)) {
+        if (!finite(sample.value)) continue;
+        const totalsOfDevice = device(sample.labels);
+        switch (sample.labels[AGGREGATE_LABEL]) {
+          case 'steps': totalsOfDevice.steps += sample.value; break;
+          case 'memory_total': totalsOfDevice.memoryTotalMiB = Math.max(totalsOfDevice.memoryTotalMiB, sample.value); break;
+          default: break;
+        }
+      }
+    });
+  }
+  for (const metric of present) {
+    for (const quantile of metric.metric.quantiles) {
+      tasks.push(async () => {
+        for (const sample of await client.instant(quantileQuery(metric.selector, quantile, windowSeconds), window.endMs)) {
+          if (finite(sample.value)) totals.signal(sample.labels, metric.metric.signal).quantiles.set(quantile, sample.value * metric.scale);
+        }
+      });
+    }
+  }
+  const bucketTask = (grid: Grid, chunk: Chunk, query: string, target: (device: DeviceTotals) => Map<number, number>) => async (): Promise<void> => {
+    // The point at t covers [t - bucket + 1 ms, t] (queries.ts): evaluated 1 ms before each
+    // bucket ends, it is the bucket [b, b + bucket), so a sample on an edge counts once.
+    for (const series of await client.range(query, chunk.startMs + grid.bucketMs - 1, chunk.endMs - 1, grid.bucketMs / 1000)) {
+      const buckets = target(device(series.labels));
+      for (const [seconds, value] of series.points) if (finite(value)) buckets.set(Math.round(seconds * 1000) + 1 - grid.bucketMs, value);
+    }
+  };
+  const hourChunks = splitWindow({ startMs: hours.startMs, endMs: hours.startMs + hours.count * HOUR_MS, stepSeconds: 3600 }, options.rangeChunkSeconds ?? DEFAULT_RANGE_CHUNK_SECONDS);
+  const wholeTimeline: Chunk = { startMs: timeline.startMs, endMs: timeline.startMs + timeline.count * timeline.bucketMs };
+  if (computeSignals.length > 0) {
+    const hourly = bucketComputeQuery(computeSignals, 3600);
+    for (const chunk of hourChunks) tasks.push(bucketTask(hours, chunk, hourly, (totalsOf) => totalsOf.hourlyCompute));
+    tasks.push(bucketTask(timeline, wholeTimeline, bucketComputeQuery(computeSignals, timeline.bucketMs / 1000), (totalsOf) => totalsOf.timelineCompute));
+  }
+  if (memoryUsed !== undefined) {
+    tasks.push(bucketTask(timeline, wholeTimeline, bucketMemoryMaxQuery(memoryUsed.selector, timeline.bucketMs / 1000), (totalsOf) => totalsOf.timelineMemory));
+  }
+
+  options.onPlan?.(tasks.length + 1);
+  await Promise.all(tasks.map((task) => task()));
+
+  const warnings = [...client.warnings].map((warning) => `Prometheus: ${warning}`);
+  const devices: CollectedDevice[] = [];
+  for (const device of totals.all()) {
+    const collected = toCollectedDevice(device, options, hours, timeline);
+    if (collected === undefined) warnings.push(`series without a GPU label (UUID, gpu or pci_bus_id) left out: ${JSON.stringify(device.labels)}`);
+    else if (collected.samples > 0) devices.push(collected);
+  }
+  return { devices, metrics: present.map((metric) => metric.name), warnings };
+}
+
+/** The values on the grid, null where absent; undefined when there are none. */
+function gridValues(buckets: ReadonlyMap<number, number>, grid: Grid): (number | null)[] | undefined {
+  if (buckets.size === 0) return undefined;
+  return Array.from({ length: grid.count }, (_, bucket) => buckets.get(grid.startMs + bucket * grid.bucketMs) ?? null);
+}
+
+/** The timeline from the first to the last bucket with data, as the streaming analysis spans a device's own samples. */
+function timelineOf(device: DeviceTotals, grid: Grid): CollectedDevice['timeline'] {
+  const compute = gridValues(device.timelineCompute, grid) ?? new Array<null>(grid.count).fill(null);
+  const memory = gridValues(device.timelineMemory, grid) ?? new Array<null>(grid.count).fill(null);
+  const observed = (bucket: number): boolean => compute[bucket] !== null || memory[bucket] !== null;
+  let first = 0;
+  while (first < grid.count && !observed(first)) first += 1;
+  let last = grid.count - 1;
+  while (last >= first && !observed(last)) last -= 1;
+  if (first > last) return undefined;
+  return {
+    startMs: grid.startMs + first * grid.bucketMs,
+    bucketSeconds: grid.bucketMs / 1000,
+    computeMeanPct: compute.slice(first, last + 1),
+    memoryUsedMaxMiB: memory.slice(first, last + 1),
+  };
+}
+
+function toCollectedDevice(device: DeviceTotals, options: CollectOptions, hours: Grid, timelineGrid: Grid): CollectedDevice | undefined {
+  const read = readSeriesLabels(new Map(Object.entries(device.labels)), options.defaultHost);
+  if (read === undefined) return undefined;
+  const stepSeconds = options.window.stepSeconds;
+  const collected: CollectedDevice = {
+    ref: read.device.ref,
+    percent: {},
+    idle: {},
+    observedSeconds: device.steps * stepSeconds,
+    samples: 0,
+  };
+  if (read.device.model !== undefined) collected.model = read.device.model;
+  if (read.device.migProfile !== undefined) collected.migProfile = read.device.migProfile;
+  if (finite(device.memoryTotalMiB)) collected.memoryTotalMiB = device.memoryTotalMiB;
+  if (finite(device.firstMs)) collected.firstSeenMs = device.firstMs;
+  if (finite(device.lastMs)) collected.lastSeenMs = device.lastMs;
+  for (const metric of PUSH_DOWN_METRICS) {
+    const totals = device.signals.get(metric.signal);
+    if (totals === undefined || totals.count <= 0) continue;
+    collected.samples = Math.max(collected.samples, totals.count);
+    const mean = totals.sum / totals.count;
+    const quantile = (q: number): number => totals.quantiles.get(q) ?? mean;
+    if (metric.signal === 'memoryUsedMiB') collected.memoryUsedMiB = { mean, p95: quantile(0.95), max: totals.max };
+    else collected.percent[metric.signal] = { mean, p50: quantile(0.5), p95: quantile(0.95), max: totals.max };
+    if (metric.basis !== undefined) collected.idle[metric.basis] = { observedSeconds: totals.steps * stepSeconds, idleSeconds: totals.idleSteps * stepSeconds };
+  }
+  const hourly = gridValues(device.hourlyCompute, hours);
+  if (hourly !== undefined) collected.hourlyComputePct = { startMs: hours.startMs, values: hourly };
+  const timeline = timelineOf(device, timelineGrid);
+  if (timeline !== undefined) collected.timeline = timeline;
+  return collected;
+}

@@ -1,0 +1,64 @@
+/**
+ * Which dcgm-exporter series a live-Prometheus audit reads, as data: the report figure each
+ * feeds, its DCGM field (so old and DCGM 4.6 names are both accepted, from ../dcgm/fields.ts)
+ * and the scale from DCGM's unit to the report's. The labels that name a device come last.
+ */
+import { DCGM_FIELDS, type ReadingKey } from '../dcgm/fields.js';
+
+/** Report signals a metric can feed (the same names as analysis' PercentMetric / memory). */
+export type PushDownSignal = 'utilizationPct' | 'smActivePct' | 'tensorActivePct' | 'grEngineActivePct' | 'memoryUsedMiB';
+
+/** The compute ladder rung a signal's idleness stands for (analysis/compute-ladder.ts). */
+export type PushDownBasis = 'sm-active' | 'gr-engine-active' | 'utilization';
+
+export interface PushDownMetric {
+  signal: PushDownSignal;
+  reading: ReadingKey;
+  /** Set for signals that tell idleness: the rung they are. */
+  basis?: PushDownBasis;
+  /** Quantiles the report shows for this signal. */
+  quantiles: readonly number[];
+}
+
+/**
+ * In ladder order (best first), which must match analysis/compute-ladder.ts: the hourly
+ * profile is fetched for the first of these a device has (test/sources/prometheus checks it).
+ */
+export const PUSH_DOWN_METRICS: readonly PushDownMetric[] = [
+  { signal: 'smActivePct', reading: 'smActivePct', basis: 'sm-active', quantiles: [0.5, 0.95] },
+  { signal: 'grEngineActivePct', reading: 'grEngineActivePct', basis: 'gr-engine-active', quantiles: [0.5, 0.95] },
+  { signal: 'utilizationPct', reading: 'utilizationPct', basis: 'utilization', quantiles: [0.5, 0.95] },
+  { signal: 'tensorActivePct', reading: 'tensorActivePct', quantiles: [0.5, 0.95] },
+  { signal: 'memoryUsedMiB', reading: 'memoryUsedMiB', quantiles: [0.95] },
+];
+
+/** Framebuffer parts whose sum is the board's memory (see ../dcgm/readings.ts memoryTotalMiB). */
+export const FRAMEBUFFER_TOTAL_READING: ReadingKey = 'framebufferTotalMiB';
+export const FRAMEBUFFER_PART_READINGS: readonly ReadingKey[] = ['memoryUsedMiB', 'framebufferFreeMiB', 'framebufferReservedMiB'];
+
+export interface MetricName {
+  name: string;
+  /** Multiplier from the metric's unit to the report's (profiling ratios to percent). */
+  scale: number;
+}
+
+/** Every Prometheus name of a reading, the pre-4.6 name first. */
+export function metricNamesOf(reading: ReadingKey): MetricName[] {
+  const field = DCGM_FIELDS.find((candidate) => candidate.reading === reading);
+  if (field === undefined) return [];
+  return [field.name, field.newName].filter((name) => name !== undefined).map((name) => ({ name, scale: field.scale }));
+}
+
+/** Every metric name the audit may read: the discovery query asks which of these exist. */
+export function allMetricNames(): string[] {
+  const readings = new Set<ReadingKey>([...PUSH_DOWN_METRICS.map((metric) => metric.reading), FRAMEBUFFER_TOTAL_READING, ...FRAMEBUFFER_PART_READINGS]);
+  return [...readings].flatMap((reading) => metricNamesOf(reading).map((metric) => metric.name));
+}
+
+/**
+ * The labels that name a device in dcgm-exporter series, in both spellings the exporter has
+ * used (../dcgm/labels.ts reads them). Aggregations group `by` these, which folds the series
+ * of one GPU that differ only in pod labels (a new pod relabels the series) or in scrape
+ * target labels. Labels a series lacks are simply absent in the result.
+ */
+export const DEVICE_LABELS = ['UUID', 'uuid', 'gpu', 'pci_bus_id', 'Hostname', 'hostname', 'modelName', 'GPU_I_ID', 'GPU_I_PROFILE', 'DCGM_FI_DRIVER_VERSION'] as const;

@@ -1,0 +1,135 @@
+/**
+ * The PromQL gpu-audit sends: pure builders, so tests can read the exact queries.
+ *
+ * Every aggregation is pushed down to the server and grouped `by` the device labels, so an
+ * answer has one value per device whatever the number of samples. Several aggregates of one
+ * metric travel in one request: each is tagged with a `gpu_audit` label by label_replace and
+ * they are joined with `or` (their label sets differ by that tag, so none is dropped).
+ *
+ * Weighting (DESIGN.md section 5 weights a sample by the time until the next one):
+ *  - `count_over_time`, `sum_over_time`, `max_over_time`, `quantile_over_time` over a raw range
+ *    weight every sample equally. With a regular scrape interval that is the duration weighting;
+ *    with an irregular one it over-weights densely sampled stretches.
+ *  - Time figures (observed and idle time) sample the series on the `--step` grid with a
+ *    subquery `[range:step]`: each step sees the latest sample within Prometheus' lookback
+ *    (5 minutes by default), so `steps x step` is the time the series was present and `steps
+ *    below the threshold x step` the idle time, at the resolution of the step. Gaps longer than
+ *    the lookback are not counted (DESIGN caps gaps at twice the median interval instead), and
+ *    a series' last sample stands for up to the lookback (DESIGN: the median interval).
+ */
+import { DEVICE_LABELS } from './metrics.js';
+import { promDuration, promSpan } from './window.js';
+
+/** The label that tags each aggregate inside a combined answer. */
+export const AGGREGATE_LABEL = 'gpu_audit';
+
+const BY_DEVICE = `by (${DEVICE_LABELS.join(', ')})`;
+/**
+ * How far back a bucket without a sample looks for one to hold: twice Prometheus' default
+ * lookback, so that scrapes up to 10 minutes apart (the demo's are 300-301 s, just over 5
+ * minutes) leave no hole in a timeline of short buckets.
+ */
+const HOLD_LOOKBACK = '10m';
+
+/** A selector, optionally scaled (profiling ratios to percent) before aggregation. */
+export interface ScaledSelector {
+  selector: string;
+  scale: number;
+}
+
+function tagged(name: string, expression: string): string {
+  return `label_replace(${expression}, "${AGGREGATE_LABEL}", "${name}", "", "")`;
+}
+
+function scaled(expression: string, scale: number): string {
+  return scale === 1 ? expression : `(${expression}) * ${scale}`;
+}
+
+export interface SignalChunkQuery {
+  selector: string;
+  chunkSeconds: number;
+  stepSeconds: number;
+  /** Set for signals that tell idleness: the threshold in the metric's own unit. */
+  idleBelow?: number;
+}
+
+/**
+ * Aggregates of one signal over one chunk, evaluated at the chunk's end: count, sum, max,
+ * steps, first and last sample time (and idle_steps). The times are per metric because
+ * timestamp() drops the metric name, so it cannot take a selector of several metrics.
+ */
+export function signalChunkQuery(query: SignalChunkQuery): string {
+  const range = promSpan(query.chunkSeconds);
+  const subquery = `${range}:${promDuration(query.stepSeconds)}`;
+  const parts = [
+    tagged('count', `sum ${BY_DEVICE} (count_over_time(${query.selector}[${range}]))`),
+    tagged('sum', `sum ${BY_DEVICE} (sum_over_time(${query.selector}[${range}]))`),
+    tagged('max', `max ${BY_DEVICE} (max_over_time(${query.selector}[${range}]))`),
+    tagged('steps', `count_over_time((max ${BY_DEVICE} (${query.selector}))[${subquery}])`),
+    tagged('first', `min ${BY_DEVICE} (min_over_time(timestamp(${query.selector})[${subquery}]))`),
+    tagged('last', `max ${BY_DEVICE} (max_over_time(timestamp(${query.selector})[${subquery}]))`),
+  ];
+  if (query.idleBelow !== undefined) {
+    parts.push(tagged('idle_steps', `sum_over_time((max ${BY_DEVICE} (${query.selector}) < bool ${query.idleBelow})[${subquery}])`));
+  }
+  return parts.join('\nor ');
+}
+
+export interface DeviceChunkQuery {
+  /** Selector of every GPU metric read (`{__name__=~"…"}`). */
+  anySelector: string;
+  /** Expression of the board's memory in MiB (FB_TOTAL, or used + free [+ reserved]); absent when unknown. */
+  memoryTotal?: string;
+  chunkSeconds: number;
+  stepSeconds: number;
+}
+
+/** Per device over one chunk: steps with any metric present and the largest memory total. */
+export function deviceChunkQuery(query: DeviceChunkQuery): string {
+  const subquery = `${promSpan(query.chunkSeconds)}:${promDuration(query.stepSeconds)}`;
+  const parts = [
+    tagged('steps', `count_over_time((group ${BY_DEVICE} (${query.anySelector}))[${subquery}])`),
+  ];
+  if (query.memoryTotal !== undefined) {
+    parts.push(tagged('memory_total', `max_over_time((max ${BY_DEVICE} (${query.memoryTotal}))[${subquery}])`));
+  }
+  return parts.join('\nor ');
+}
+
+/**
+ * One quantile of a signal over the whole window. Quantiles of chunks cannot be combined, so
+ * this runs over the whole window; Prometheus evaluates a range function series by series, so
+ * its sample limit applies to one series' samples (30 days at 30 s is 86,400), not the fleet's.
+ * A device whose series were split (a pod change relabels them) gets the largest of its
+ * series' quantiles: an upper bound, the safe side for sizing.
+ */
+export function quantileQuery(selector: string, quantile: number, windowSeconds: number): string {
+  return `max ${BY_DEVICE} (quantile_over_time(${quantile}, ${selector}[${promSpan(windowSeconds)}]))`;
+}
+
+/**
+ * Mean of the best compute signal of each device per bucket of `bucketSeconds` (1 h for the
+ * hour-of-week profile, the timeline's width for the timeline), for a range query with that
+ * step evaluated 1 ms before each bucket ends: the range, one millisecond short (promSpan),
+ * then covers [bucket start, bucket end). `or` keeps, per device, the first signal of the
+ * ladder that has data in the bucket. Values are rounded to 0.01 % to keep the answer small.
+ *
+ * A bucket shorter than the scrape interval may hold no sample: it then takes the latest
+ * sample of the last 10 minutes, as the streaming analysis lets a sample stand for the time
+ * until the next one.
+ */
+export function bucketComputeQuery(signals: readonly ScaledSelector[], bucketSeconds: number): string {
+  return signals
+    .map(({ selector, scale }) => `round(avg ${BY_DEVICE} (${scaled(inBucket('avg_over_time', selector, bucketSeconds), scale)}), 0.01)`)
+    .join('\nor ');
+}
+
+/** Largest memory used of each device per bucket (MiB), as bucketComputeQuery. */
+export function bucketMemoryMaxQuery(selector: string, bucketSeconds: number): string {
+  return `max ${BY_DEVICE} (${inBucket('max_over_time', selector, bucketSeconds)})`;
+}
+
+/** `fn` over the bucket's samples, else the sample held into the bucket (both without the metric name, so `or` pairs them). */
+function inBucket(fn: string, selector: string, bucketSeconds: number): string {
+  return `${fn}(${selector}[${promSpan(bucketSeconds)}]) or last_over_time(${selector}[${HOLD_LOOKBACK}])`;
+}

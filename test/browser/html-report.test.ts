@@ -1,0 +1,149 @@
+/**
+ * The HTML report of the demo fleet in a real browser: headless Chromium opens the file,
+ * DevTools reports what happened. The page must lay out every chart, log no error, load
+ * nothing from the network, and leave no label outside its chart or on top of another.
+ *
+ * Chromium comes from scripts/install-system-deps.sh; without it the test is skipped and
+ * says why. Set HTML_REPORT_SCREENSHOT=/path/shot.png to keep the full-page screenshot.
+ */
+import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAudit } from '../../src/audit.js';
+import { renderHtml } from '../../src/report/html/index.js';
+import { repoRoot } from '../helpers/corpus.js';
+import { type Browser, CHROMIUM, chromiumAvailable, launchChromium } from './chromium.js';
+import type { CdpEvent } from './devtools.js';
+
+const available = chromiumAvailable();
+if (!available) console.warn(`skipping the browser test: ${CHROMIUM} is not installed (scripts/install-system-deps.sh installs it)`);
+
+interface ChartBox {
+  id: string;
+  width: number;
+  height: number;
+}
+
+interface LayoutProbe {
+  charts: ChartBox[];
+  /** Labels that reach outside their chart's viewBox. */
+  outside: string[];
+  /** Pairs of labels in one chart whose boxes overlap. */
+  overlapping: string[];
+  expectedCharts: number;
+}
+
+// Runs in the page through Runtime.evaluate (not subject to the page's CSP, which forbids scripts).
+const PROBE = `(() => {
+  const charts = [...document.querySelectorAll('svg.chart')];
+  const outside = [];
+  const overlapping = [];
+  for (const svg of charts) {
+    const view = svg.viewBox.baseVal;
+    const boxes = [...svg.querySelectorAll('text')].map((text) => ({ text: [...text.childNodes].filter((node) => node.nodeType === 3).map((node) => node.textContent).join(''), box: text.getBBox() }));
+    for (const { text, box } of boxes) {
+      if (box.x < -0.5 || box.y < -0.5 || box.x + box.width > view.width + 0.5 || box.y + box.height > view.height + 0.5) outside.push(svg.id + ': ' + text);
+    }
+    for (let i = 0; i < boxes.length; i += 1) {
+      for (let j = i + 1; j < boxes.length; j += 1) {
+        const a = boxes[i].box, b = boxes[j].box;
+        const dx = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+        const dy = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+        if (dx > 1 && dy > 1) overlapping.push(svg.id + ': "' + boxes[i].text + '" / "' + boxes[j].text + '"');
+      }
+    }
+  }
+  return JSON.stringify({
+    charts: charts.map((svg) => { const r = svg.getBoundingClientRect(); return { id: svg.id, width: r.width, height: r.height }; }),
+    outside,
+    overlapping,
+    expectedCharts: document.querySelectorAll('figure svg').length,
+  });
+})()`;
+
+describe.skipIf(!available)('the HTML report in headless Chromium', () => {
+  let directory: string;
+  let browser: Browser | undefined;
+  let fileUrl: string;
+  let probe: LayoutProbe;
+  let screenshot: string;
+  let events: CdpEvent[];
+
+  beforeAll(async () => {
+    directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-html-'));
+    const { report } = await runAudit({
+      inputs: [path.join(repoRoot, 'fixtures/demo')],
+      timeZone: 'UTC',
+      idleThresholdPct: 5,
+      keepGoing: false,
+      pricing: 'on-demand',
+      provider: 'aws',
+      region: 'us-east-1',
+      now: () => new Date('2026-12-01T00:00:00Z'),
+    });
+    const file = path.join(directory, 'report.html');
+    writeFileSync(file, renderHtml(report, { color: false, width: 100 }));
+    fileUrl = pathToFileURL(file).href;
+
+    browser = await launchChromium();
+    const { page } = browser;
+    await Promise.all(['Page.enable', 'Runtime.enable', 'Log.enable', 'Network.enable'].map((method) => page.send(method)));
+    const loaded = page.waitFor('Page.loadEventFired', 30_000);
+    await page.send('Page.navigate', { url: fileUrl });
+    await loaded;
+    const evaluated = await page.send('Runtime.evaluate', { expression: PROBE, returnByValue: true });
+    probe = JSON.parse((evaluated.result as { value: string }).value) as LayoutProbe;
+
+    const metrics = await page.send('Page.getLayoutMetrics') as { cssContentSize: { width: number; height: number } };
+    await page.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: Math.ceil(metrics.cssContentSize.height), deviceScaleFactor: 1, mobile: false });
+    const shot = await page.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, 60_000);
+    screenshot = path.join(directory, 'report.png');
+    writeFileSync(screenshot, Buffer.from(shot.data as string, 'base64'));
+    if (process.env.HTML_REPORT_SCREENSHOT !== undefined) copyFileSync(screenshot, process.env.HTML_REPORT_SCREENSHOT);
+    events = [...page.events];
+  }, 120_000);
+
+  afterAll(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('takes a full-page screenshot', () => {
+    expect(statSync(screenshot).size).toBeGreaterThan(10_000);
+  });
+
+  it('lays out every chart with a size', () => {
+    // Demo: 22 devices (> 12) -> one compute heatmap; VRAM, idle, cost bars; a colour key and 22 hour-of-week grids.
+    expect(probe.charts.length).toBe(probe.expectedCharts);
+    expect(probe.charts.length).toBe(1 + 3 + 1 + 22);
+    for (const chart of probe.charts) {
+      expect(chart.width, chart.id).toBeGreaterThan(100);
+      expect(chart.height, chart.id).toBeGreaterThan(30);
+    }
+  });
+
+  it('keeps every label inside its chart and off the others', () => {
+    expect(probe.outside).toEqual([]);
+    expect(probe.overlapping).toEqual([]);
+  });
+
+  it('logs no error', () => {
+    const errors = events.filter((event) =>
+      event.method === 'Runtime.exceptionThrown'
+      || (event.method === 'Runtime.consoleAPICalled' && event.params.type === 'error')
+      || (event.method === 'Log.entryAdded' && (event.params.entry as { level: string }).level === 'error'));
+    expect(errors).toEqual([]);
+  });
+
+  it('requests nothing but the file itself', () => {
+    const requested = events
+      .filter((event) => event.method === 'Network.requestWillBeSent')
+      .map((event) => (event.params.request as { url: string }).url);
+    expect(requested.filter((url) => url !== fileUrl)).toEqual([]);
+  });
+});

@@ -1,0 +1,245 @@
+/**
+ * `gpu-audit audit --prometheus` against a real Prometheus (Debian's package, started here on
+ * 127.0.0.1) holding the demo fleet, compared with the file-based audit of the same data.
+ *
+ * Tolerances, and why (README "Live Prometheus" says the same to users):
+ *  - utilization and memory means: Prometheus weighs every sample equally, the file audit by
+ *    the time until the next sample. The demo samples every 300-301 s, so the two differ by
+ *    far less than the 1 point (0.5 % for MiB) allowed.
+ *  - p50 and p95: Prometheus interpolates between the two order statistics around rank
+ *    q x (n - 1); the file audit takes the smallest value whose cumulative duration reaches
+ *    q of the total (within its sketch's 0.5 %). Both must lie between the order statistics
+ *    around those ranks; where the samples jump there (the H200's p95 falls between a 10 %
+ *    light sample and a 40 % burst), the two may be far apart, and that is the documented
+ *    difference, not an error.
+ *  - idleFraction within 0.01 and gpuHours within one step (300 s): Prometheus time figures
+ *    count 5-minute steps at which a sample was present (queries.ts), the file audit sums
+ *    sample durations; the difference is at most a step at each end of a series.
+ *  - MIG: the file audit judges MIG instances (and their MIG-enabled boards) idle by their
+ *    process lists, which dcgm-exporter does not export: from Prometheus their idleness is
+ *    unknown (computeBasis `unknown`, idleFraction null), never guessed.
+ */
+import http from 'node:http';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAudit } from '../../src/audit.js';
+import { demoFleetFiles } from '../../src/cli/paths.js';
+import type { CliIo } from '../../src/cli/io.js';
+import { runCli } from '../../src/cli/program.js';
+import type { GpuEntry, Report } from '../../src/model/report.js';
+import { INSTALL_HINT, prometheusAvailable, readSamples, type RunningPrometheus, serveFiles } from '../helpers/prometheus-server.js';
+
+const WINDOW = ['--since', '2026-11-01T23:00:00Z', '--until', '2026-11-03T03:00:00Z'];
+const STEP_HOURS = 300 / 3600;
+const SKETCH_ERROR = 0.005;
+
+function captureIo(env: NodeJS.ProcessEnv = {}): CliIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out, err,
+    stdout: (text) => out.push(text),
+    stderr: (text) => err.push(text),
+    stdoutIsTty: false,
+    stderrIsTty: false,
+    env: { NO_COLOR: '1', ...env },
+    stdin: Readable.from([]),
+  };
+}
+
+async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number; stdout: string; stderr: string }> {
+  const io = captureIo(env);
+  const status = await runCli(args, io);
+  return { status, stdout: io.out.join(''), stderr: io.err.join('') };
+}
+
+/** The values of one signal per device id, as the files hold them, sorted. */
+type SortedValues = Map<string, number[]>;
+
+function bracket(sorted: readonly number[], q: number): [number, number] {
+  const n = sorted.length;
+  // Prometheus: between ranks floor/ceil of q(n-1); file audit: rank ceil(qn) - 1, give or take one
+  // for unequal durations (300 vs 301 s). The bracket spans both.
+  const low = sorted[Math.max(0, Math.floor(q * (n - 1)) - 1)]!;
+  const high = sorted[Math.min(n - 1, Math.ceil(q * n))]!;
+  return [low * (1 - SKETCH_ERROR), high * (1 + SKETCH_ERROR)];
+}
+
+describe('audit --prometheus against a real Prometheus holding the demo fleet', () => {
+  let server: RunningPrometheus;
+  let fromFiles: Report;
+  let fromPrometheus: Report;
+  let stderr: string;
+  const utilization: SortedValues = new Map();
+  const memory: SortedValues = new Map();
+
+  beforeAll(async () => {
+    if (!prometheusAvailable()) throw new Error(INSTALL_HINT);
+    server = await serveFiles(demoFleetFiles);
+    fromFiles = (await runAudit({ inputs: demoFleetFiles, timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand' })).report;
+    const run = await cli(['audit', '--prometheus', server.url, ...WINDOW, '--timezone', 'UTC', '--format', 'json', '--debug']);
+    stderr = run.stderr;
+    expect(run.stderr).toMatch(/^gpu-audit: prometheus: \d+ queries, 0 retries, \d+ bytes received \(\d+ bytes of JSON\)\n$/);
+    expect(run.status).toBe(0);
+    fromPrometheus = JSON.parse(run.stdout) as Report;
+
+    // The raw values per report id (uuid, uuid/GI), to bracket the quantiles.
+    const sink = await readSamples(demoFleetFiles);
+    for (const sample of sink.samples) {
+      const id = sample.ref.gpuInstanceId === undefined ? sample.ref.uuid! : `${sample.ref.uuid!}/${sample.ref.gpuInstanceId}`;
+      if (sample.utilizationPct !== undefined) utilization.set(id, [...(utilization.get(id) ?? []), sample.utilizationPct]);
+      if (sample.memoryUsedMiB !== undefined) memory.set(id, [...(memory.get(id) ?? []), sample.memoryUsedMiB]);
+    }
+    for (const values of [...utilization.values(), ...memory.values()]) values.sort((a, b) => a - b);
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const pairs = (): [GpuEntry, GpuEntry][] => fromFiles.gpus.map((gpu) => [gpu, fromPrometheus.gpus.find((other) => other.id === gpu.id)!]);
+
+  it('finds the same GPUs and MIG devices, in the same order, with the same inventory', () => {
+    expect(fromPrometheus.gpus.map((gpu) => gpu.id)).toEqual(fromFiles.gpus.map((gpu) => gpu.id));
+    expect(fromPrometheus.gpus).toHaveLength(22);
+    for (const [file, prom] of pairs()) {
+      for (const field of ['host', 'index', 'uuid', 'pciBusId', 'model', 'modelKey', 'memoryTotalMiB', 'parentId', 'instanceType', 'hourlyCostUsd', 'samples', 'firstSeen', 'lastSeen'] as const) {
+        expect(prom[field], `${file.id} ${field}`).toEqual(file[field]);
+      }
+    }
+    expect(fromPrometheus.summary).toMatchObject({ gpuCount: 16, migDeviceCount: 6, hostCount: 4 });
+  });
+
+  it('gives the same utilization figures, within the documented differences', () => {
+    for (const [file, prom] of pairs()) {
+      if (file.utilization === null) {
+        expect(prom.utilization, file.id).toBeNull();
+        continue;
+      }
+      expect(Math.abs(prom.utilization!.mean - file.utilization.mean), file.id).toBeLessThan(1);
+      expect(prom.utilization!.max, file.id).toBe(file.utilization.max);
+      for (const [q, key] of [[0.5, 'p50'], [0.95, 'p95']] as const) {
+        const [low, high] = bracket(utilization.get(file.id)!, q);
+        for (const value of [prom.utilization![key], file.utilization[key]]) {
+          expect(value, `${file.id} ${key}`).toBeGreaterThanOrEqual(low);
+          expect(value, `${file.id} ${key}`).toBeLessThanOrEqual(high);
+        }
+      }
+    }
+    // By hand: an H100 trains 06:00-22:00; 120 of its 312 samples are idle (fixtures/demo/README.md).
+    const h100 = fromPrometheus.gpus.find((gpu) => gpu.model === 'NVIDIA H100 80GB HBM3')!;
+    expect(h100.idleFraction).toBeCloseTo(120 / 312, 2);
+    expect(Math.abs(fromPrometheus.summary.meanUtilization! - fromFiles.summary.meanUtilization!)).toBeLessThan(1);
+  });
+
+  it('gives the same memory figures', () => {
+    for (const [file, prom] of pairs()) {
+      expect(prom.memoryUsedMiB!.max, file.id).toBe(file.memoryUsedMiB!.max);
+      expect(Math.abs(prom.memoryUsedMiB!.mean - file.memoryUsedMiB!.mean) / file.memoryUsedMiB!.mean, file.id).toBeLessThan(SKETCH_ERROR);
+      const [low, high] = bracket(memory.get(file.id)!, 0.95);
+      expect(prom.memoryUsedMiB!.p95, file.id).toBeGreaterThanOrEqual(low);
+      expect(prom.memoryUsedMiB!.p95, file.id).toBeLessThanOrEqual(high);
+      expect(prom.vramHeadroomMiB, file.id).toBe(file.vramHeadroomMiB);
+    }
+  });
+
+  it('gives the same time figures within one step, and leaves MIG idleness unknown', () => {
+    for (const [file, prom] of pairs()) {
+      expect(Math.abs(prom.gpuHours - file.gpuHours), file.id).toBeLessThanOrEqual(STEP_HOURS);
+      if (file.computeBasis === 'utilization') {
+        expect(prom.computeBasis, file.id).toBe('utilization');
+        expect(Math.abs(prom.idleFraction! - file.idleFraction!), file.id).toBeLessThan(0.01);
+        expect(Math.abs(prom.idleHours - file.idleHours), file.id).toBeLessThanOrEqual(STEP_HOURS);
+      } else {
+        expect(file.computeBasis, file.id).toBe('processes');
+        expect(prom, file.id).toMatchObject({ computeBasis: 'unknown', idleFraction: null, idleHours: 0 });
+      }
+    }
+  });
+
+  it('fills the hour-of-week profile from hourly range queries', () => {
+    // The demo starts Monday 2026-11-02 00:00 UTC: the first 26 hours of the week are observed.
+    const h100 = fromPrometheus.gpus.find((gpu) => gpu.model === 'NVIDIA H100 80GB HBM3')!;
+    const profile = h100.hourOfWeekComputePct!;
+    expect(profile).toHaveLength(168);
+    expect(profile.slice(26).every((value) => value === null)).toBe(true);
+    // Idle 00:00-06:00 (0 %), training 07:00-08:00 (90-100 % with no checkpoint dip in that hour).
+    expect(profile.slice(0, 6)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(profile[7]).toBeGreaterThanOrEqual(90);
+    // The timeline in the buckets the file audit uses for the same data (4 minutes for 26 h),
+    // without holes though samples come every 5 minutes. The file audit's last sample stands for
+    // one more interval, so its timeline may be a bucket longer.
+    const fileH100 = fromFiles.gpus.find((gpu) => gpu.id === h100.id)!;
+    const timeline = h100.timeline!;
+    expect(timeline.bucketSeconds).toBe(fileH100.timeline!.bucketSeconds);
+    expect(timeline.start).toBe(fileH100.timeline!.start);
+    expect(Math.abs(timeline.computeMeanPct.length - fileH100.timeline!.computeMeanPct.length)).toBeLessThanOrEqual(1);
+    expect(timeline.computeMeanPct.every((value) => value !== null)).toBe(true);
+    expect(Math.max(...timeline.memoryUsedMaxMiB.map((value) => value ?? 0))).toBe(h100.memoryUsedMiB!.max);
+  });
+
+  it('names the server in sources[] with the queries made, a few dozen for the whole fleet', () => {
+    expect(fromPrometheus.sources).toEqual([{ ref: server.url, format: 'prometheus', records: expect.any(Number) as number, warnings: [] }]);
+    expect(fromPrometheus.sources[0]!.records).toBeLessThan(30);
+    expect(stderr).toContain(`${fromPrometheus.sources[0]!.records} queries`);
+    expect(fromPrometheus.window).toEqual({ start: '2026-11-02T00:00:00.000Z', end: '2026-11-03T01:58:04.000Z', seconds: 93_484, timezone: 'UTC' });
+  });
+
+  it('adds --selector to every query', async () => {
+    const run = await cli(['audit', '--prometheus', server.url, ...WINDOW, '--selector', '{Hostname="train-h100-01"}', '--format', 'json']);
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout) as Report;
+    expect(report.gpus.map((gpu) => gpu.host)).toEqual(new Array(8).fill('train-h100-01'));
+  });
+
+  it('says so when the window holds no GPU series (exit 2)', async () => {
+    const run = await cli(['audit', '--prometheus', server.url, '--since', '2h', '--until', '2026-10-01T00:00:00Z']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(`gpu-audit: ${server.url}: no dcgm-exporter GPU series (DCGM_FI_PROF_SM_ACTIVE, DCGM_FI_PROF_GR_ENGINE_ACTIVE, DCGM_FI_DEV_GPU_UTIL, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, DCGM_FI_DEV_FB_USED) between 2026-09-30T22:00:00.000Z and 2026-10-01T00:00:00.000Z\n`);
+  });
+
+  describe('through a flaky proxy', () => {
+    let proxy: http.Server;
+    let proxyUrl: string;
+    let requests = 0;
+
+    beforeAll(async () => {
+      // The first request gets a 503; every answer gets a partial-data warning, as Thanos adds.
+      proxy = http.createServer((request, response) => {
+        requests += 1;
+        if (requests === 1) {
+          response.writeHead(503, { 'Content-Type': 'text/plain' });
+          response.end('upstream connect error');
+          return;
+        }
+        const upstream = http.request(`${server.url}${request.url ?? ''}`, { method: request.method, headers: { ...request.headers, 'accept-encoding': 'identity' } }, (answer) => {
+          let body = '';
+          answer.on('data', (part: Buffer) => {
+            body += part.toString();
+          });
+          answer.on('end', () => {
+            const document = JSON.parse(body) as Record<string, unknown>;
+            response.writeHead(answer.statusCode ?? 502, { 'Content-Type': 'application/json' });
+            response.end(JSON.stringify({ ...document, warnings: ['partial response: store 10.0.0.7:10901 unavailable'] }));
+          });
+        });
+        request.pipe(upstream);
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    });
+
+    afterAll(async () => {
+      await new Promise((resolve) => proxy.close(resolve));
+    });
+
+    it('retries the 503 and reports the partial data in the source warnings', async () => {
+      const run = await cli(['audit', '--prometheus', proxyUrl, ...WINDOW, '--format', 'json', '--debug']);
+      expect(run.status).toBe(0);
+      expect(run.stderr).toMatch(/ 1 retries, /);
+      const report = JSON.parse(run.stdout) as Report;
+      expect(report.gpus).toHaveLength(22);
+      expect(report.sources[0]!.warnings).toEqual(['Prometheus: partial response: store 10.0.0.7:10901 unavailable']);
+    });
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * How chunk answers combine into one device's aggregates. The server is replaced by a table
+ * of answers keyed by the tag and chunk, worked by hand; the real server is in
+ * test/integration/prometheus.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../../../src/model/errors.js';
+import type { InstantSample, PrometheusClient, RangeSeries } from '../../../src/sources/prometheus/client.js';
+import { collectFromPrometheus } from '../../../src/sources/prometheus/collect.js';
+
+const H = 3_600_000;
+const START = Date.parse('2026-11-02T00:00:00Z');
+const GPU = { UUID: 'GPU-aaaa', gpu: '0', Hostname: 'node-1', modelName: 'NVIDIA H100 80GB HBM3' };
+
+/** Answers per (metric, tag, chunk end); one GPU, two 1-hour chunks, 5-minute steps. */
+const UTIL: Record<string, [number, number]> = {
+  // tag: [first chunk, second chunk]
+  count: [10, 30],
+  sum: [200, 300],
+  max: [50, 40],
+  steps: [10, 2],
+  idle_steps: [4, 1],
+  first: [START / 1000 + 10, START / 1000 + H / 1000 + 10],
+  last: [START / 1000 + 3000, START / 1000 + 2 * 3600 - 5],
+};
+
+function fakeClient(names: string[]): PrometheusClient {
+  const instant = (query: string, timeMs: number): Promise<InstantSample[]> => {
+    const chunk = timeMs === START + H ? 0 : 1;
+    const samples: InstantSample[] = [];
+    if (query.startsWith('max by') && query.includes('quantile_over_time(0.95')) samples.push({ labels: GPU, value: 45 });
+    else if (query.includes('quantile_over_time(0.5')) samples.push({ labels: GPU, value: 9 });
+    else if (query.includes('group by')) samples.push({ labels: { ...GPU, gpu_audit: 'steps' }, value: [12, 3][chunk]! });
+    else for (const [tag, values] of Object.entries(UTIL)) samples.push({ labels: { ...GPU, gpu_audit: tag }, value: values[chunk]! });
+    return Promise.resolve(samples);
+  };
+  // Hourly points are evaluated 1 ms before each hour ends.
+  const range = (): Promise<RangeSeries[]> => Promise.resolve([{ labels: GPU, points: [[(START + H - 1) / 1000, 20], [(START + 2 * H - 1) / 1000, 12.5]] }]);
+  return {
+    connection: { displayUrl: 'http://prom:9090' },
+    warnings: new Set<string>(),
+    labelValues: () => Promise.resolve(names),
+    instant,
+    range,
+  } as unknown as PrometheusClient;
+}
+
+describe('combining chunks', () => {
+  it('sums counts, sums and steps, keeps the largest max, the earliest first and latest last time', async () => {
+    const collection = await collectFromPrometheus(fakeClient(['DCGM_FI_DEV_GPU_UTIL']), {
+      window: { startMs: START, endMs: START + 2 * H, stepSeconds: 300 },
+      matchers: [],
+      idleThresholdPct: 5,
+      defaultHost: 'prom:9090',
+      chunkSeconds: 3600,
+    });
+    expect(collection.metrics).toEqual(['DCGM_FI_DEV_GPU_UTIL']);
+    const [device] = collection.devices;
+    expect(device).toMatchObject({
+      ref: { host: 'node-1', uuid: 'GPU-aaaa', index: 0 },
+      model: 'NVIDIA H100 80GB HBM3',
+      // mean = (200 + 300) / (10 + 30) = 12.5; max = max(50, 40)
+      percent: { utilizationPct: { mean: 12.5, p50: 9, p95: 45, max: 50 } },
+      // observed = (10 + 2) steps x 300 s = 3600 s; idle = (4 + 1) x 300 s = 1500 s
+      idle: { utilization: { observedSeconds: 3600, idleSeconds: 1500 } },
+      // presence over all metrics: (12 + 3) steps x 300 s
+      observedSeconds: 4500,
+      samples: 40,
+      firstSeenMs: START + 10_000,
+      lastSeenMs: START + 2 * H - 5_000,
+      hourlyComputePct: { startMs: START, values: [20, 12.5] },
+    });
+  });
+
+  it('says when the server has none of the series, naming the window and selector', async () => {
+    const collect = collectFromPrometheus(fakeClient([]), {
+      window: { startMs: START, endMs: START + H, stepSeconds: 300 },
+      matchers: ['namespace="ml"'],
+      idleThresholdPct: 5,
+      defaultHost: 'prom:9090',
+    });
+    await expect(collect).rejects.toThrow(InputError);
+    await expect(collect).rejects.toThrow('between 2026-11-02T00:00:00.000Z and 2026-11-02T01:00:00.000Z matching {namespace="ml"}');
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { COMPUTE_LADDER } from '../../../src/analysis/compute-ladder.js';
+import { allMetricNames, metricNamesOf, PUSH_DOWN_METRICS } from '../../../src/sources/prometheus/metrics.js';
+import { bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, quantileQuery, signalChunkQuery } from '../../../src/sources/prometheus/queries.js';
+
+const BY = 'by (UUID, uuid, gpu, pci_bus_id, Hostname, hostname, modelName, GPU_I_ID, GPU_I_PROFILE, DCGM_FI_DRIVER_VERSION)';
+
+describe('metrics read', () => {
+  it('lists the idle signals in the order of the compute ladder', () => {
+    const ladder = COMPUTE_LADDER.map((rung) => rung.basis).filter((basis) => basis !== 'processes');
+    expect(PUSH_DOWN_METRICS.flatMap((metric) => (metric.basis === undefined ? [] : [metric.basis]))).toEqual(ladder);
+  });
+
+  it('accepts the DCGM 4.6 names beside the old ones, with the ratio-to-percent scale', () => {
+    expect(metricNamesOf('utilizationPct')).toEqual([{ name: 'DCGM_FI_DEV_GPU_UTIL', scale: 1 }, { name: 'DCGM_FI_DEV_GPU_UTIL_RATIO', scale: 1 }]);
+    expect(metricNamesOf('smActivePct')).toEqual([{ name: 'DCGM_FI_PROF_SM_ACTIVE', scale: 100 }, { name: 'DCGM_FI_PROF_SM_UTIL_RATIO', scale: 100 }]);
+    expect(allMetricNames()).toEqual(expect.arrayContaining([
+      'DCGM_FI_DEV_GPU_UTIL', 'DCGM_FI_DEV_FB_USED', 'DCGM_FI_DEV_FB_FREE', 'DCGM_FI_DEV_FB_RESERVED', 'DCGM_FI_DEV_FB_TOTAL',
+      'DCGM_FI_PROF_SM_ACTIVE', 'DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', 'DCGM_FI_PROF_GR_ENGINE_ACTIVE', 'DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO',
+    ]));
+  });
+});
+
+describe('PromQL sent', () => {
+  it('asks for all aggregates of a signal in a chunk in one request, tagged and joined with or', () => {
+    const query = signalChunkQuery({ selector: 'DCGM_FI_PROF_SM_ACTIVE{namespace="ml"}', chunkSeconds: 86_400, stepSeconds: 300, idleBelow: 0.05 });
+    const s = 'DCGM_FI_PROF_SM_ACTIVE{namespace="ml"}';
+    expect(query.split('\nor ')).toEqual([
+      `label_replace(sum ${BY} (count_over_time(${s}[86399999ms])), "gpu_audit", "count", "", "")`,
+      `label_replace(sum ${BY} (sum_over_time(${s}[86399999ms])), "gpu_audit", "sum", "", "")`,
+      `label_replace(max ${BY} (max_over_time(${s}[86399999ms])), "gpu_audit", "max", "", "")`,
+      `label_replace(count_over_time((max ${BY} (${s}))[86399999ms:300s]), "gpu_audit", "steps", "", "")`,
+      `label_replace(min ${BY} (min_over_time(timestamp(${s})[86399999ms:300s])), "gpu_audit", "first", "", "")`,
+      `label_replace(max ${BY} (max_over_time(timestamp(${s})[86399999ms:300s])), "gpu_audit", "last", "", "")`,
+      `label_replace(sum_over_time((max ${BY} (${s}) < bool 0.05)[86399999ms:300s]), "gpu_audit", "idle_steps", "", "")`,
+    ]);
+  });
+
+  it('leaves idle steps out for signals that do not tell idleness', () => {
+    expect(signalChunkQuery({ selector: 'DCGM_FI_DEV_FB_USED', chunkSeconds: 3600, stepSeconds: 60 })).not.toContain('idle_steps');
+  });
+
+  it('counts presence over all metrics and the board memory once per chunk', () => {
+    const query = deviceChunkQuery({ anySelector: '{__name__=~"A|B"}', memoryTotal: 'U + F', chunkSeconds: 3600, stepSeconds: 60 });
+    expect(query.split('\nor ')).toEqual([
+      `label_replace(count_over_time((group ${BY} ({__name__=~"A|B"}))[3599999ms:60s]), "gpu_audit", "steps", "", "")`,
+      `label_replace(max_over_time((max ${BY} (U + F))[3599999ms:60s]), "gpu_audit", "memory_total", "", "")`,
+    ]);
+  });
+
+  it('asks quantiles over the whole window, and bucket means best signal first', () => {
+    expect(quantileQuery('DCGM_FI_DEV_GPU_UTIL', 0.95, 7 * 86_400)).toBe(`max ${BY} (quantile_over_time(0.95, DCGM_FI_DEV_GPU_UTIL[604799999ms]))`);
+    expect(bucketComputeQuery([{ selector: 'SM', scale: 100 }, { selector: 'UTIL', scale: 1 }], 3600).split('\nor ')).toEqual([
+      `round(avg ${BY} ((avg_over_time(SM[3599999ms]) or last_over_time(SM[10m])) * 100), 0.01)`,
+      `round(avg ${BY} (avg_over_time(UTIL[3599999ms]) or last_over_time(UTIL[10m])), 0.01)`,
+    ]);
+    expect(bucketMemoryMaxQuery('FB', 240)).toBe(`max ${BY} (max_over_time(FB[239999ms]) or last_over_time(FB[10m]))`);
+  });
+});
