@@ -14,9 +14,12 @@ const FIXTURES: [string, Report][] = [
 ];
 
 /** The same data with the keys of every object reversed, as a producer might build it; evidence records left alone. */
+/** Free-form maps keep the producer's order; only contract objects are reordered. */
+const FREE_FORM_KEYS = new Set(['evidence', 'labels', 'gpuResources']);
+
 function reversedKeys(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((item) => reversedKeys(item));
-  if (value === null || typeof value !== 'object' || key === 'evidence') return value;
+  if (value === null || typeof value !== 'object' || FREE_FORM_KEYS.has(key)) return value;
   return Object.fromEntries(Object.entries(value).reverse().map(([name, child]) => [name, reversedKeys(child, name)]));
 }
 
@@ -30,12 +33,12 @@ describe('renderJson', () => {
 
   it('writes keys in contract order whatever order the report was built in', () => {
     const rebuilt = reversedKeys(FINDINGS_AND_RECOMMENDATIONS) as Report;
-    expect(Object.keys(rebuilt)[0]).toBe('summary');
+    expect(Object.keys(rebuilt)[0]).toBe('kubernetes');
     expect(renderJson(rebuilt, OPTIONS)).toBe(renderJson(FINDINGS_AND_RECOMMENDATIONS, OPTIONS));
     const topLevel = Object.keys(JSON.parse(renderJson(rebuilt, OPTIONS)) as object);
     expect(topLevel).toEqual([
       'schemaVersion', 'generatedAt', 'tool', 'window', 'settings', 'sources', 'catalog', 'gpus', 'workloads', 'findings',
-      'recommendations', 'summary',
+      'recommendations', 'summary', 'kubernetes',
     ]);
   });
 
