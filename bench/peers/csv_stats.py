@@ -8,7 +8,8 @@ separated by comma and space, values with or without their unit (`97 %`, `97`),
 import csv
 import sys
 
-from gpu_figures import GpuFigures, print_figures
+sys.dont_write_bytecode = True  # no __pycache__ beside the peers in the repository
+from gpu_figures import GpuFigures, print_figures  # noqa: E402
 
 
 def number(cell):

@@ -9,7 +9,8 @@ import sys
 
 from prometheus_client.parser import text_fd_to_metric_families
 
-from gpu_figures import GpuFigures, print_figures
+sys.dont_write_bytecode = True  # no __pycache__ beside the peers in the repository
+from gpu_figures import GpuFigures, print_figures  # noqa: E402
 
 UTILIZATION = "DCGM_FI_DEV_GPU_UTIL"
 MEMORY_USED = "DCGM_FI_DEV_FB_USED"

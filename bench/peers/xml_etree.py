@@ -12,7 +12,8 @@ no XML parser takes as one document, so both modes cut the log at each declarati
 import sys
 import xml.etree.ElementTree as ET
 
-from gpu_figures import GpuFigures, print_figures
+sys.dont_write_bytecode = True  # no __pycache__ beside the peers in the repository
+from gpu_figures import GpuFigures, print_figures  # noqa: E402
 
 CHUNK_BYTES = 1 << 20
 DECLARATION = b"<?xml "

@@ -9,8 +9,8 @@
  * a crash, and the caller falls back to the bundled snapshot when nothing is usable.
  */
 import { readFile, mkdir } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import path from 'node:path';
+import { cacheDirectory, type CacheLocationOptions } from './cache-location.js';
 import { z } from 'zod';
 import type { InstanceCatalog, InstanceType } from '../model/catalog.js';
 import { writeFileAtomically, removeLeftoverTempFiles } from './refresh/atomic-write.js';
@@ -21,12 +21,11 @@ export const CACHE_SCHEMA_VERSION = 1;
 export const CACHE_PROVIDERS: readonly RefreshProvider[] = ['aws', 'azure'];
 const MS_PER_DAY = 86_400_000;
 
-export interface CacheOptions {
-  /** The cache directory itself; wins over the environment. */
-  dir?: string;
-  env?: NodeJS.ProcessEnv;
+export interface CacheOptions extends CacheLocationOptions {
   now?: () => Date;
 }
+
+export { cacheDirectory };
 
 /** What a provider's cache file holds. */
 export interface ProviderCacheFile {
@@ -65,16 +64,6 @@ export interface CacheInspection {
  * `GPU_AUDIT_CACHE_DIR`, else `$XDG_CACHE_HOME/gpu-audit`, else `~/.cache/gpu-audit`.
  * A relative XDG_CACHE_HOME is invalid per the XDG spec and is ignored.
  */
-export function cacheDirectory(options: CacheOptions = {}): string {
-  const env = options.env ?? process.env;
-  if (options.dir !== undefined) return path.resolve(options.dir);
-  const override = env.GPU_AUDIT_CACHE_DIR;
-  if (override !== undefined && override !== '') return path.resolve(override);
-  const xdg = env.XDG_CACHE_HOME;
-  const base = xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(homedir(), '.cache');
-  return path.join(base, 'gpu-audit');
-}
-
 export function cacheFilePath(provider: RefreshProvider, options: CacheOptions = {}): string {
   return path.join(cacheDirectory(options), `catalog-${provider}.json`);
 }

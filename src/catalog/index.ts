@@ -3,7 +3,9 @@
  * analysis/ and recommend/ import from here, not from the files behind it.
  */
 import type { InstanceCatalog } from '../model/catalog.js';
-import { readNewestCache } from './cache.js';
+import { readdir } from 'node:fs/promises';
+import type { readNewestCache } from './cache.js';
+import { cacheDirectory } from './cache-location.js';
 import { bundledCatalog } from './instances.js';
 
 export interface LoadCatalogOptions {
@@ -11,6 +13,11 @@ export interface LoadCatalogOptions {
   preferCache?: boolean;
   /** Where the cache lives and who hears about cache files that were ignored (corrupt, wrong schema). */
   cache?: Parameters<typeof readNewestCache>[0];
+}
+
+async function hasCacheFiles(directory: string): Promise<boolean> {
+  const names = await readdir(directory).catch(() => [] as string[]);
+  return names.some((name) => name.startsWith('catalog-') && name.endsWith('.json'));
 }
 
 /**
@@ -21,7 +28,10 @@ export interface LoadCatalogOptions {
 export async function loadCatalog(options: LoadCatalogOptions = {}): Promise<InstanceCatalog> {
   const bundled = bundledCatalog();
   if (!(options.preferCache ?? true)) return bundled;
-  const cached = await readNewestCache(options.cache);
+  // The cache reader (and zod, which validates cache files) loads only when there is a cache.
+  if (!(await hasCacheFiles(cacheDirectory(options.cache)))) return bundled;
+  const { readNewestCache: readCache } = await import('./cache.js');
+  const cached = await readCache(options.cache);
   if (cached === undefined) return bundled;
   const cachedProviders = new Set(cached.instances.map((instance) => instance.provider));
   const fromBundle = bundled.instances.filter((instance) => !cachedProviders.has(instance.provider));

@@ -55,7 +55,6 @@ export { compareWithBaseline, DEFAULT_BASELINE_TOLERANCE } from './baseline.js';
 export type { BaselineOptions } from './baseline.js';
 export { checkedDevices, evaluateThresholds, gateFindings } from './evaluate.js';
 export { checkExitCode } from './exit-code.js';
-export { parseReportJson, readReportFile } from './read-report.js';
 export {
   DEFAULT_FINDING_LEVEL,
   FINDING_LEVELS,

@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { InputError } from '../model/errors.js';
 
 /** nvidia-smi answers in well under a second; a hung driver must not hang the audit. */
@@ -7,6 +6,8 @@ const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
 /** One `nvidia-smi -q -x` snapshot of this machine, for `gpu-audit audit` with no sources. */
 export async function snapshotThisMachine(): Promise<string> {
+  // execa is loaded only here: audits of files never need it, and it costs ~100 ms at start-up.
+  const { execa } = await import('execa');
   try {
     const result = await execa('nvidia-smi', ['-q', '-x'], {
       timeout: NVIDIA_SMI_TIMEOUT_MS,

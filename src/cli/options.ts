@@ -3,7 +3,7 @@
  * defaults cannot drift between commands.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { PRICING_MODELS, PROVIDERS } from '../config/schema.js';
+import { PRICING_MODELS, PROVIDERS } from '../model/catalog.js';
 import { isValidTimeZone, localTimeZone } from '../sources/index.js';
 import { parseDurationSeconds } from '../sources/prometheus/index.js';
 

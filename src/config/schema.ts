@@ -16,8 +16,9 @@ const percent = () => z.number(expected('a percentage from 0 to 100')).min(0, ex
 const nonEmptyText = (what = 'a non-empty string') => z.string(expected(what)).trim().min(1, expected(what));
 
 export const WORKLOAD_KINDS = ['training', 'inference', 'batch', 'interactive'] as const;
-export const PRICING_MODELS = ['on-demand', 'spot', 'reserved-1y', 'reserved-3y'] as const;
-export const PROVIDERS = ['aws', 'azure', 'gcp'] as const;
+import { PRICING_MODELS, PROVIDERS } from '../model/catalog.js';
+
+export { PRICING_MODELS, PROVIDERS };
 export const THROUGHPUT_UNITS = ['requests/s', 'tokens/s'] as const;
 export const FINDING_LEVELS = ['error', 'warn', 'off'] as const;
 /** Data types of weights and KV cache the VRAM estimate knows the size of (analysis/workloads/vram-estimate.ts). */

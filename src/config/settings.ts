@@ -6,7 +6,7 @@
  * `--demo`, else gpu-audit.yaml discovered from the working directory upwards (./discover.ts).
  */
 import { discoverConfigFile } from './discover.js';
-import { loadConfigFile, type LoadedConfig } from './load.js';
+import type { LoadedConfig } from './load.js';
 import type { GpuAuditConfig, WorkloadConfig } from './schema.js';
 
 export interface ConfigSettings {
@@ -57,5 +57,8 @@ export interface ConfigLookup {
 /** The config in force, or undefined when there is none. A named file that cannot be read is an error. */
 export async function loadAuditConfig(lookup: ConfigLookup): Promise<LoadedConfig | undefined> {
   const file = lookup.explicitFile ?? lookup.demoFile ?? (await discoverConfigFile(lookup.cwd));
-  return file === undefined ? undefined : loadConfigFile(file);
+  if (file === undefined) return undefined;
+  // The YAML parser and the zod schema load only when there is a config to read.
+  const { loadConfigFile } = await import('./load.js');
+  return loadConfigFile(file);
 }

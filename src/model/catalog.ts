@@ -61,7 +61,10 @@ export interface InstanceType {
   sources: string[];
 }
 
-export type PricingModel = 'on-demand' | 'spot' | 'reserved-1y' | 'reserved-3y';
+export const PRICING_MODELS = ['on-demand', 'spot', 'reserved-1y', 'reserved-3y'] as const;
+export type PricingModel = (typeof PRICING_MODELS)[number];
+
+export const PROVIDERS = ['aws', 'azure', 'gcp'] as const;
 
 export interface InstanceCatalog {
   name: string;

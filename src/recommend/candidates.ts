@@ -1,9 +1,9 @@
 /**
- * Replacement GPUs from the catalog: for each GPU model, the cheapest instance per GPU-hour at
- * the pricing model in force, within the providers and region asked for. Fractional GPUs (AWS
+ * Replacement GPUs from the catalog: instance types priced per GPU-hour at the pricing model in
+ * force, within the providers and region asked for. Fractional GPUs (AWS
  * g6f) are left out: they cannot host a tensor-parallel split and share the board's compute.
  */
-import { gpuSpecByKey, pricePerGpuHour, sortInstances } from '../catalog/index.js';
+import { gpuSpecByKey, pricePerGpuHour } from '../catalog/index.js';
 import type { InstanceCatalog, InstanceType, PricingModel } from '../model/catalog.js';
 
 export interface GpuOption {
@@ -31,11 +31,14 @@ export function scopeFor(catalog: InstanceCatalog, instanceType: string | null, 
   };
 }
 
-/** One option per GPU model (its cheapest instance per GPU-hour), cheapest first. */
+/**
+ * Every priced instance type with whole GPUs in scope, cheapest per GPU-hour first. All are kept
+ * (not one per GPU model): a 1-GPU type may be cheapest per GPU while only an 8-GPU type of the
+ * same GPU can hold a tensor-parallel split.
+ */
 export function gpuOptions(catalog: InstanceCatalog, scope: CandidateScope): GpuOption[] {
-  const best = new Map<string, GpuOption>();
-  const ordered = sortInstances(catalog.instances, { key: 'gpu-price', pricing: scope.pricing });
-  for (const instance of ordered) {
+  const options: GpuOption[] = [];
+  for (const instance of catalog.instances) {
     if (instance.gpuCount <= 0 || instance.gpuModelKey === 'unknown') continue;
     if (scope.providers !== undefined && !scope.providers.includes(instance.provider)) continue;
     if (scope.region !== undefined && instance.region.toLowerCase() !== scope.region.toLowerCase()) continue;
@@ -43,9 +46,7 @@ export function gpuOptions(catalog: InstanceCatalog, scope: CandidateScope): Gpu
     const spec = gpuSpecByKey(instance.gpuModelKey);
     const vramMiB = spec?.vramMiB?.value ?? instance.vramPerGpuMiB;
     if (usdPerGpuHour === null || vramMiB === null || vramMiB === undefined) continue;
-    const previous = best.get(instance.gpuModelKey);
-    if (previous !== undefined && previous.usdPerGpuHour <= usdPerGpuHour) continue;
-    best.set(instance.gpuModelKey, {
+    options.push({
       modelKey: instance.gpuModelKey,
       instance,
       usdPerGpuHour,
@@ -54,7 +55,14 @@ export function gpuOptions(catalog: InstanceCatalog, scope: CandidateScope): Gpu
       bandwidthGBps: spec?.memoryBandwidthGBps?.value ?? null,
     });
   }
-  return [...best.values()].sort((a, b) => a.usdPerGpuHour - b.usdPerGpuHour || a.modelKey.localeCompare(b.modelKey));
+  // Ties: fewer GPUs per instance first (smaller purchase), then name and region, so every run agrees.
+  return options.sort(
+    (a, b) =>
+      a.usdPerGpuHour - b.usdPerGpuHour ||
+      a.instance.gpuCount - b.instance.gpuCount ||
+      a.instance.name.localeCompare(b.instance.name) ||
+      a.instance.region.localeCompare(b.instance.region),
+  );
 }
 
 /** Short name of a GPU model for sentences: the GPU table's first product name, else the key. */

@@ -19,14 +19,19 @@
  *    process lists, which dcgm-exporter does not export: from Prometheus their idleness is
  *    unknown (computeBasis `unknown`, idleFraction null), never guessed.
  */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { Readable } from 'node:stream';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAudit } from '../../src/audit.js';
 import { demoFleetFiles } from '../../src/cli/paths.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/program.js';
 import type { GpuEntry, Report } from '../../src/model/report.js';
+import { repoRoot } from '../helpers/corpus.js';
 import { INSTALL_HINT, prometheusAvailable, readSamples, type RunningPrometheus, serveFiles } from '../helpers/prometheus-server.js';
 
 const WINDOW = ['--since', '2026-11-01T23:00:00Z', '--until', '2026-11-03T03:00:00Z'];
@@ -103,9 +108,17 @@ describe('audit --prometheus against a real Prometheus holding the demo fleet', 
     expect(fromPrometheus.gpus.map((gpu) => gpu.id)).toEqual(fromFiles.gpus.map((gpu) => gpu.id));
     expect(fromPrometheus.gpus).toHaveLength(22);
     for (const [file, prom] of pairs()) {
-      for (const field of ['host', 'index', 'uuid', 'pciBusId', 'model', 'modelKey', 'memoryTotalMiB', 'parentId', 'instanceType', 'hourlyCostUsd', 'samples', 'firstSeen', 'lastSeen'] as const) {
+      for (const field of ['host', 'index', 'uuid', 'pciBusId', 'model', 'modelKey', 'memoryTotalMiB', 'parentId', 'instanceType', 'hourlyCostUsd', 'samples'] as const) {
         expect(prom[field], `${file.id} ${field}`).toEqual(file[field]);
       }
+      // First and last seen are steps of the 5-minute grid: the first step at or after the first
+      // sample, the last step that still sees the last sample (Prometheus' 5-minute lookback).
+      const firstLag = Date.parse(prom.firstSeen!) - Date.parse(file.firstSeen!);
+      const lastLag = Date.parse(prom.lastSeen!) - Date.parse(file.lastSeen!);
+      expect(firstLag, file.id).toBeGreaterThanOrEqual(0);
+      expect(firstLag, file.id).toBeLessThan(300_000);
+      expect(lastLag, file.id).toBeGreaterThanOrEqual(0);
+      expect(lastLag, file.id).toBeLessThanOrEqual(300_000);
     }
     expect(fromPrometheus.summary).toMatchObject({ gpuCount: 16, migDeviceCount: 6, hostCount: 4 });
   });
@@ -178,11 +191,19 @@ describe('audit --prometheus against a real Prometheus holding the demo fleet', 
     expect(Math.max(...timeline.memoryUsedMaxMiB.map((value) => value ?? 0))).toBe(h100.memoryUsedMiB!.max);
   });
 
+  it('writes a report that follows the shipped JSON Schema', () => {
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats.default(ajv);
+    const validate = ajv.compile(JSON.parse(readFileSync(path.join(repoRoot, 'schema/report.schema.json'), 'utf8')) as object);
+    expect(validate(fromPrometheus), JSON.stringify(validate.errors)).toBe(true);
+  });
+
   it('names the server in sources[] with the queries made, a few dozen for the whole fleet', () => {
     expect(fromPrometheus.sources).toEqual([{ ref: server.url, format: 'prometheus', records: expect.any(Number) as number, warnings: [] }]);
     expect(fromPrometheus.sources[0]!.records).toBeLessThan(30);
     expect(stderr).toContain(`${fromPrometheus.sources[0]!.records} queries`);
-    expect(fromPrometheus.window).toEqual({ start: '2026-11-02T00:00:00.000Z', end: '2026-11-03T01:58:04.000Z', seconds: 93_484, timezone: 'UTC' });
+    // From the first step with a sample (00:00, the H100s' first sample is on it) to the last (02:00).
+    expect(fromPrometheus.window).toEqual({ start: '2026-11-02T00:00:00.000Z', end: '2026-11-03T02:00:00.000Z', seconds: 93_600, timezone: 'UTC' });
   });
 
   it('adds --selector to every query', async () => {

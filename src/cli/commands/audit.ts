@@ -7,7 +7,7 @@ import { InputError } from '../../model/errors.js';
 import { renderers } from '../../report/index.js';
 import type { CliIo } from '../io.js';
 import { useColor } from '../io.js';
-import { flagOverConfig, loadAuditConfig, settingsOf, type ConfigSettings } from '../../config/index.js';
+import { flagOverConfig, loadAuditConfig, settingsOf, type ConfigSettings } from '../../config/settings.js';
 import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, DEFAULT_IDLE_THRESHOLD_PCT, type OutputFormat } from '../options.js';
 import { emitOutput } from '../output.js';
 import { demoConfigFile, demoFleetFiles } from '../paths.js';

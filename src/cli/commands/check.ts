@@ -10,13 +10,12 @@ import {
   NO_THRESHOLDS,
   THRESHOLD_DEFINITIONS,
   mergeThresholds,
-  readReportFile,
   runCheck,
   thresholdsFromConfig,
   thresholdsFromFlags,
 } from '../../check/index.js';
 import type { FindingLevel, LimitDomain, ThresholdFlags, Thresholds } from '../../check/thresholds.js';
-import { loadAuditConfig } from '../../config/index.js';
+import { loadAuditConfig } from '../../config/settings.js';
 import type { CheckReport } from '../../check/types.js';
 import { InputError } from '../../model/errors.js';
 import type { Report } from '../../model/report.js';
@@ -125,7 +124,9 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
   const thresholds = await thresholdsInForce(options);
   // Read the baseline before the audit: a bad file is a usage error, found in a second, not after a long audit.
   let baseline: { report: Report; ref: string; tolerance: number } | undefined;
-  if (options.baseline !== undefined) baseline = { report: await readReportFile(options.baseline), ref: options.baseline, tolerance: options.baselineTolerance };
+  // The saved-report reader brings zod: load it only when a baseline is given.
+  const readReportFile = options.baseline === undefined ? undefined : (await import('../../check/read-report.js')).readReportFile;
+  if (options.baseline !== undefined && readReportFile !== undefined) baseline = { report: await readReportFile(options.baseline), ref: options.baseline, tolerance: options.baselineTolerance };
   const quiet = options.quiet === true;
   if (!quiet && baseline === undefined && Object.keys(thresholds.limits).length === 0 && !Object.values(thresholds.findingLevels).includes('error')) {
     io.stderr('gpu-audit: no limit set (--max-waste-pct, --min-utilization, ... or --baseline): the check can only pass\n');

@@ -4,7 +4,6 @@
  * The file is validated first (exit 2 naming the file and the JSON path of the problem).
  */
 import { Command } from 'commander';
-import { readReportFile } from '../../check/index.js';
 import { renderers, reportFormats, type ReportFormat } from '../../report/index.js';
 import type { CliIo } from '../io.js';
 import { useColor } from '../io.js';
@@ -39,6 +38,7 @@ Formats: ${reportFormats.join(', ')}.`);
 }
 
 export async function runReportCommand(file: string, options: ReportCommandOptions, io: CliIo): Promise<void> {
+  const { readReportFile } = await import('../../check/read-report.js');
   const report = await readReportFile(file);
   const text = renderers[options.format](report, { color: useColor(io, options), width: 100 });
   await emitOutput(io, text, options.output);

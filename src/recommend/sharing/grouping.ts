@@ -61,3 +61,9 @@ export function preallocationRisk(members: readonly DemandUnit[]): string[] {
     ? ['preallocating servers (vLLM, TGI) size their memory as a fraction of the GPU they see: set it (e.g. --gpu-memory-utilization) for the share each gets, or they fail to start']
     : [];
 }
+
+/** Members on different hosts: sharing one GPU moves some of them. */
+export function hostsRisk(members: readonly DemandUnit[]): string[] {
+  const hosts = [...new Set(members.map((unit) => unit.host).filter((host) => host !== null))];
+  return hosts.length > 1 ? [`the workloads run on ${hosts.length} hosts (${hosts.join(', ')}) now: all but one move`] : [];
+}

@@ -18,7 +18,7 @@ import { gpuName } from '../candidates.js';
 import { confidenceOf, weaknessesOf } from '../confidence.js';
 import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
 import { money, round2 } from '../units.js';
-import { preallocationRisk } from './grouping.js';
+import { hostsRisk, preallocationRisk } from './grouping.js';
 
 const BYTES_PER_GB = 1e9;
 const BYTES_PER_MIB = 2 ** 20;
@@ -172,6 +172,7 @@ function recommendationFor(
       'each workload gets a fixed slice of SMs and memory bandwidth: bursts can no longer borrow the whole GPU',
       'enabling MIG or changing the layout needs the GPU idle (workloads drained), and on some systems a GPU reset',
       ...preallocationRisk(units),
+      ...hostsRisk(units),
       ...items.map((item) => `${item.unit.label}: ${item.profile.name} (${profileMemoryMiB(item.profile)} MiB, ${item.profile.computeSlices} compute slices) for ${item.unit.vram.requiredMiB} MiB required`),
     ],
     rationale: `MIG instances isolate memory and faults${tenants.length > 1 ? ` (tenants ${tenants.join(', ')} stay isolated, which time-slicing and MPS would not do)` : ''}; packing each workload into the smallest profile that covers its VRAM and compute frees ${freed} GPU${freed === 1 ? '' : 's'}.`,

@@ -16,7 +16,7 @@ import { gpuName } from '../candidates.js';
 import { confidenceOf, weaknessesOf } from '../confidence.js';
 import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
 import { money, round2 } from '../units.js';
-import { groupUnits, ISOLATION_RISK, preallocationRisk, shareable, tenantBlockedPairs, tenantsOf, UNKNOWN_TENANT_RISK, type Admission } from './grouping.js';
+import { groupUnits, hostsRisk, ISOLATION_RISK, preallocationRisk, shareable, tenantBlockedPairs, tenantsOf, UNKNOWN_TENANT_RISK, type Admission } from './grouping.js';
 
 function admission(limitPct: number): Admission {
   return (members, candidate) => {
@@ -104,6 +104,7 @@ function recommendationFor(members: readonly DemandUnit[], options: RecommendOpt
       ISOLATION_RISK,
       'clients contend for SMs when their bursts coincide: latency of each rises under joint load',
       ...preallocationRisk(members),
+      ...hostsRisk(members),
       ...(unknownTenant ? [UNKNOWN_TENANT_RISK] : [`tenants: ${tenantsOf(members)}`]),
     ],
     rationale: `Together they need ${Math.round(vramSum / 1024)} GiB of ${Math.round(totalMiB / 1024)} GiB and at p95 ${round2(computeSum)}% of one GPU (limit ${options.mpsComputeLimitPct}%): one GPU serves both, ${freed} GPU${freed === 1 ? ' is' : 's are'} freed.`,

@@ -14,7 +14,7 @@ import { gpuName } from '../candidates.js';
 import { confidenceOf, weaknessesOf } from '../confidence.js';
 import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
 import { money, percent, round2 } from '../units.js';
-import { groupUnits, ISOLATION_RISK, shareable, tenantBlockedPairs, tenantsOf, UNKNOWN_TENANT_RISK, type Admission } from './grouping.js';
+import { groupUnits, hostsRisk, ISOLATION_RISK, shareable, tenantBlockedPairs, tenantsOf, UNKNOWN_TENANT_RISK, type Admission } from './grouping.js';
 
 export interface Overlap {
   observedHours: number;
@@ -94,6 +94,7 @@ function recommendationFor(members: readonly DemandUnit[], options: RecommendOpt
     risks: [
       ISOLATION_RISK,
       'memory is not sliced: all members stay resident and together must fit the GPU',
+      ...hostsRisk(members),
       `in ${overlap.overlapHours} of ${overlap.observedHours} observed hours two members were busy at once: those hours run at a fraction of the speed`,
       ...(unknownTenant ? [UNKNOWN_TENANT_RISK] : [`tenants: ${tenantsOf(members)}`]),
     ],

@@ -7,7 +7,6 @@
  * fix (InputError, exit 2); a cluster that cannot be reached or refuses is upstream
  * (UpstreamError, exit 3).
  */
-import { execa } from 'execa';
 import { InputError, UpstreamError } from '../../model/errors.js';
 
 export interface KubectlOptions {
@@ -58,6 +57,8 @@ export async function runKubectl(options: KubectlOptions = {}): Promise<string> 
   const timeoutMs = options.timeoutMs ?? KUBECTL_TIMEOUT_MS;
   const maxOutputBytes = options.maxOutputBytes ?? KUBECTL_MAX_OUTPUT_BYTES;
   const endpoint = kubectlRef(options.context);
+  // execa (hundreds of modules) loads only when kubectl is really run.
+  const { execa } = await import('execa');
   try {
     const result = await execa(executable, kubectlArguments(options), {
       timeout: timeoutMs,

@@ -9,6 +9,7 @@
  * benchmark. Failures become UpstreamError (exit 3) naming the endpoint without credentials
  * and the last HTTP status.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { UpstreamError } from '../../model/errors.js';
 import type { PrometheusConnection } from './auth.js';
 import { type HttpAnswer, sendForm, TransportError } from './http.js';
@@ -113,10 +114,19 @@ export class PrometheusClient {
   readonly warnings = new Set<string>();
   private readonly options: ClientOptions;
   private readonly gate: Semaphore;
+  private readonly cancel = new AbortController();
 
   constructor(readonly connection: PrometheusConnection, options: Partial<ClientOptions> = {}) {
     this.options = { ...DEFAULT_CLIENT_OPTIONS, ...options };
     this.gate = new Semaphore(Math.max(1, this.options.concurrency));
+  }
+
+  /**
+   * Stops every request in flight, waiting or backing off (they reject): once one query has
+   * failed for good the audit ends, and the process must not wait for the others' deadlines.
+   */
+  abort(): void {
+    this.cancel.abort();
   }
 
   /** `/api/v1/query` at `timeMs`; the expression must give an instant vector. */
@@ -177,17 +187,20 @@ export class PrometheusClient {
 
   private async callWithRetries(method: 'GET' | 'POST', path: string, form: URLSearchParams): Promise<unknown> {
     const { maxAttempts, backoffBaseMs, backoffMaxMs, retryAfterMaxMs } = this.options;
-    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    const { signal } = this.cancel;
+    const sleep = this.options.sleep ?? ((ms: number) => delay(ms, undefined, { signal }));
     const random = this.options.random ?? Math.random;
     let lastFailure = '';
     let lastStatus: number | undefined;
     for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
+      if (signal.aborted) throw new UpstreamError('cancelled: another query failed', { endpoint: this.endpoint(path) });
       if (attempt > 1) this.stats.retries += 1;
       this.stats.attempts += 1;
       let answer: HttpAnswer;
       try {
-        answer = await sendForm(this.connection, method, path, form, this.options.timeoutMs);
+        answer = await sendForm(this.connection, method, path, form, this.options.timeoutMs, signal);
       } catch (error) {
+        if (signal.aborted) throw new UpstreamError('cancelled: another query failed', { endpoint: this.endpoint(path) });
         if (!(error instanceof TransportError)) throw error;
         lastFailure = error.message;
         lastStatus = undefined;

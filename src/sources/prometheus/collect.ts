@@ -211,8 +211,6 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
             case 'max': signal.max = Math.max(signal.max, sample.value * metric.scale); break;
             case 'steps': signal.steps += sample.value; break;
             case 'idle_steps': signal.idleSteps += sample.value; break;
-            case 'first': device(sample.labels).firstMs = Math.min(device(sample.labels).firstMs, sample.value * 1000); break;
-            case 'last': device(sample.labels).lastMs = Math.max(device(sample.labels).lastMs, sample.value * 1000); break;
             default: break;
           }
         }
@@ -225,6 +223,8 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
         const totalsOfDevice = device(sample.labels);
         switch (sample.labels[AGGREGATE_LABEL]) {
           case 'steps': totalsOfDevice.steps += sample.value; break;
+          case 'first': totalsOfDevice.firstMs = Math.min(totalsOfDevice.firstMs, sample.value * 1000); break;
+          case 'last': totalsOfDevice.lastMs = Math.max(totalsOfDevice.lastMs, sample.value * 1000); break;
           case 'memory_total': totalsOfDevice.memoryTotalMiB = Math.max(totalsOfDevice.memoryTotalMiB, sample.value); break;
           default: break;
         }
@@ -260,12 +260,16 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   }
 
   options.onPlan?.(tasks.length + 1);
-  await Promise.all(tasks.map((task) => task()));
+  // The first failure ends the audit: the rest are cancelled rather than left to run out.
+  await Promise.all(tasks.map((task) => task().catch((error: unknown) => {
+    client.abort();
+    throw error;
+  })));
 
   const warnings = [...client.warnings].map((warning) => `Prometheus: ${warning}`);
   const devices: CollectedDevice[] = [];
   for (const device of totals.all()) {
-    const collected = toCollectedDevice(device, options, hours, timeline);
+    const collected = toCollectedDevice(device, options, hours, timeline, warnings);
     if (collected === undefined) warnings.push(`series without a GPU label (UUID, gpu or pci_bus_id) left out: ${JSON.stringify(device.labels)}`);
     else if (collected.samples > 0) devices.push(collected);
   }
@@ -296,7 +300,7 @@ function timelineOf(device: DeviceTotals, grid: Grid): CollectedDevice['timeline
   };
 }
 
-function toCollectedDevice(device: DeviceTotals, options: CollectOptions, hours: Grid, timelineGrid: Grid): CollectedDevice | undefined {
+function toCollectedDevice(device: DeviceTotals, options: CollectOptions, hours: Grid, timelineGrid: Grid, warnings: string[]): CollectedDevice | undefined {
   const read = readSeriesLabels(new Map(Object.entries(device.labels)), options.defaultHost);
   if (read === undefined) return undefined;
   const stepSeconds = options.window.stepSeconds;
@@ -317,7 +321,15 @@ function toCollectedDevice(device: DeviceTotals, options: CollectOptions, hours:
     if (totals === undefined || totals.count <= 0) continue;
     collected.samples = Math.max(collected.samples, totals.count);
     const mean = totals.sum / totals.count;
-    const quantile = (q: number): number => totals.quantiles.get(q) ?? mean;
+    // Every device with samples in a chunk has them in the whole window; a quantile can only be
+    // missing from a partial answer, which the server's warning names. Say which figure stands in.
+    const quantile = (q: number): number => {
+      const value = totals.quantiles.get(q);
+      if (value !== undefined) return value;
+      const name = read.device.ref.uuid ?? read.device.ref.pciBusId ?? `gpu ${read.device.ref.index ?? '?'}`;
+      warnings.push(`${name} on ${read.device.ref.host}: no ${metric.signal} quantile ${q} in the answer; the mean stands in for it`);
+      return mean;
+    };
     if (metric.signal === 'memoryUsedMiB') collected.memoryUsedMiB = { mean, p95: quantile(0.95), max: totals.max };
     else collected.percent[metric.signal] = { mean, p50: quantile(0.5), p95: quantile(0.95), max: totals.max };
     if (metric.basis !== undefined) collected.idle[metric.basis] = { observedSeconds: totals.steps * stepSeconds, idleSeconds: totals.idleSteps * stepSeconds };

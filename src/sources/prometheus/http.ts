@@ -28,7 +28,9 @@ export class TransportError extends Error {
   }
 }
 
-export function sendForm(connection: PrometheusConnection, method: 'GET' | 'POST', path: string, form: URLSearchParams, timeoutMs: number): Promise<HttpAnswer> {
+export function sendForm(
+  connection: PrometheusConnection, method: 'GET' | 'POST', path: string, form: URLSearchParams, timeoutMs: number, signal?: AbortSignal,
+): Promise<HttpAnswer> {
   const url = new URL(connection.baseUrl.pathname.replace(/\/+$/, '') + path, connection.baseUrl);
   if (method === 'GET') url.search = form.toString();
   const payload = Buffer.from(method === 'POST' ? form.toString() : '');
@@ -43,6 +45,7 @@ export function sendForm(connection: PrometheusConnection, method: 'GET' | 'POST
         Accept: 'application/json',
       },
       ...(connection.ca === undefined ? {} : { ca: connection.ca }),
+      ...(signal === undefined ? {} : { signal }),
     });
     const deadline = setTimeout(() => {
       request.destroy(new TransportError(`no complete answer within ${timeoutMs / 1000} s`, 'TIMEOUT'));

@@ -53,11 +53,7 @@ export interface SignalChunkQuery {
   idleBelow?: number;
 }
 
-/**
- * Aggregates of one signal over one chunk, evaluated at the chunk's end: count, sum, max,
- * steps, first and last sample time (and idle_steps). The times are per metric because
- * timestamp() drops the metric name, so it cannot take a selector of several metrics.
- */
+/** Aggregates of one signal over one chunk, evaluated at the chunk's end: count, sum, max, steps (and idle_steps). */
 export function signalChunkQuery(query: SignalChunkQuery): string {
   const range = promSpan(query.chunkSeconds);
   const subquery = `${range}:${promDuration(query.stepSeconds)}`;
@@ -66,8 +62,6 @@ export function signalChunkQuery(query: SignalChunkQuery): string {
     tagged('sum', `sum ${BY_DEVICE} (sum_over_time(${query.selector}[${range}]))`),
     tagged('max', `max ${BY_DEVICE} (max_over_time(${query.selector}[${range}]))`),
     tagged('steps', `count_over_time((max ${BY_DEVICE} (${query.selector}))[${subquery}])`),
-    tagged('first', `min ${BY_DEVICE} (min_over_time(timestamp(${query.selector})[${subquery}]))`),
-    tagged('last', `max ${BY_DEVICE} (max_over_time(timestamp(${query.selector})[${subquery}]))`),
   ];
   if (query.idleBelow !== undefined) {
     parts.push(tagged('idle_steps', `sum_over_time((max ${BY_DEVICE} (${query.selector}) < bool ${query.idleBelow})[${subquery}])`));
@@ -84,11 +78,19 @@ export interface DeviceChunkQuery {
   stepSeconds: number;
 }
 
-/** Per device over one chunk: steps with any metric present and the largest memory total. */
+/**
+ * Per device over one chunk: steps with any metric present, the first and last of those steps
+ * (as Unix seconds: `group` is 1 where present, times time(), the step's time), and the largest
+ * memory total. First and last are at step resolution: timestamp() of the samples would be
+ * exact, but Prometheus 2.x re-reads the series at every step of a subquery over it (a week of
+ * 100 GPUs took over its 2-minute query timeout).
+ */
 export function deviceChunkQuery(query: DeviceChunkQuery): string {
   const subquery = `${promSpan(query.chunkSeconds)}:${promDuration(query.stepSeconds)}`;
   const parts = [
     tagged('steps', `count_over_time((group ${BY_DEVICE} (${query.anySelector}))[${subquery}])`),
+    tagged('first', `min_over_time((group ${BY_DEVICE} (${query.anySelector}) * time())[${subquery}])`),
+    tagged('last', `max_over_time((group ${BY_DEVICE} (${query.anySelector}) * time())[${subquery}])`),
   ];
   if (query.memoryTotal !== undefined) {
     parts.push(tagged('memory_total', `max_over_time((max ${BY_DEVICE} (${query.memoryTotal}))[${subquery}])`));

@@ -27,7 +27,11 @@ interface PlanNode {
 }
 
 function compile(plan: ReadPlan): PlanNode {
-  const children = new Map(Object.entries(plan).map(([name, child]) => [name, compile(child)]));
+  const children = new Map(Object.entries(plan).map(([name, child]) => {
+    // Planned names become keys of plain objects: `__proto__` would set a prototype instead.
+    if (name in Object.prototype || name.startsWith(ATTRIBUTE_PREFIX) || name === TEXT_KEY) throw new Error(`cannot plan an element named ${name}`);
+    return [name, compile(child)];
+  }));
   return { children, leaf: children.size === 0 };
 }
 

@@ -197,6 +197,19 @@ describe('Prometheus client', () => {
     expect(prometheus.stats.queries).toBe(7);
   });
 
+  it('cancels the requests in flight and waiting when told to abort', async () => {
+    const server = await scriptedServer([hang]);
+    const prometheus = client(server.url, { concurrency: 1, timeoutMs: 60_000 });
+    const started = Date.now();
+    const queries = [prometheus.instant('a', 0), prometheus.instant('b', 0)];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    prometheus.abort();
+    for (const query of queries) expect((await upstreamError(query)).message).toBe('cancelled: another query failed');
+    // Well before the 60 s deadline; the waiting query never reached the server.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(server.seen).toHaveLength(1);
+  });
+
   it('reads range answers and label values (GET)', async () => {
     const server = await scriptedServer([
       json(200, { status: 'success', data: { resultType: 'matrix', result: [{ metric: { UUID: 'GPU-1' }, values: [[3600, '1.5'], [7200, 'NaN']] }] } }),

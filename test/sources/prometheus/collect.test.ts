@@ -20,8 +20,12 @@ const UTIL: Record<string, [number, number]> = {
   max: [50, 40],
   steps: [10, 2],
   idle_steps: [4, 1],
-  first: [START / 1000 + 10, START / 1000 + H / 1000 + 10],
-  last: [START / 1000 + 3000, START / 1000 + 2 * 3600 - 5],
+};
+/** Presence over all metrics: steps, first and last step (Unix seconds). */
+const DEVICE: Record<string, [number, number]> = {
+  steps: [12, 3],
+  first: [START / 1000 + 300, START / 1000 + 3600 + 300],
+  last: [START / 1000 + 3600, START / 1000 + 2 * 3600 - 600],
 };
 
 function fakeClient(names: string[]): PrometheusClient {
@@ -30,7 +34,7 @@ function fakeClient(names: string[]): PrometheusClient {
     const samples: InstantSample[] = [];
     if (query.startsWith('max by') && query.includes('quantile_over_time(0.95')) samples.push({ labels: GPU, value: 45 });
     else if (query.includes('quantile_over_time(0.5')) samples.push({ labels: GPU, value: 9 });
-    else if (query.includes('group by')) samples.push({ labels: { ...GPU, gpu_audit: 'steps' }, value: [12, 3][chunk]! });
+    else if (query.includes('group by')) for (const [tag, values] of Object.entries(DEVICE)) samples.push({ labels: { ...GPU, gpu_audit: tag }, value: values[chunk]! });
     else for (const [tag, values] of Object.entries(UTIL)) samples.push({ labels: { ...GPU, gpu_audit: tag }, value: values[chunk]! });
     return Promise.resolve(samples);
   };
@@ -46,7 +50,7 @@ function fakeClient(names: string[]): PrometheusClient {
 }
 
 describe('combining chunks', () => {
-  it('sums counts, sums and steps, keeps the largest max, the earliest first and latest last time', async () => {
+  it('sums counts, sums and steps, keeps the largest max, the earliest first and latest last step', async () => {
     const collection = await collectFromPrometheus(fakeClient(['DCGM_FI_DEV_GPU_UTIL']), {
       window: { startMs: START, endMs: START + 2 * H, stepSeconds: 300 },
       matchers: [],
@@ -66,8 +70,8 @@ describe('combining chunks', () => {
       // presence over all metrics: (12 + 3) steps x 300 s
       observedSeconds: 4500,
       samples: 40,
-      firstSeenMs: START + 10_000,
-      lastSeenMs: START + 2 * H - 5_000,
+      firstSeenMs: START + 300_000,
+      lastSeenMs: START + 2 * H - 600_000,
       hourlyComputePct: { startMs: START, values: [20, 12.5] },
     });
   });

@@ -30,8 +30,6 @@ describe('PromQL sent', () => {
       `label_replace(sum ${BY} (sum_over_time(${s}[86399999ms])), "gpu_audit", "sum", "", "")`,
       `label_replace(max ${BY} (max_over_time(${s}[86399999ms])), "gpu_audit", "max", "", "")`,
       `label_replace(count_over_time((max ${BY} (${s}))[86399999ms:300s]), "gpu_audit", "steps", "", "")`,
-      `label_replace(min ${BY} (min_over_time(timestamp(${s})[86399999ms:300s])), "gpu_audit", "first", "", "")`,
-      `label_replace(max ${BY} (max_over_time(timestamp(${s})[86399999ms:300s])), "gpu_audit", "last", "", "")`,
       `label_replace(sum_over_time((max ${BY} (${s}) < bool 0.05)[86399999ms:300s]), "gpu_audit", "idle_steps", "", "")`,
     ]);
   });
@@ -40,10 +38,12 @@ describe('PromQL sent', () => {
     expect(signalChunkQuery({ selector: 'DCGM_FI_DEV_FB_USED', chunkSeconds: 3600, stepSeconds: 60 })).not.toContain('idle_steps');
   });
 
-  it('counts presence over all metrics and the board memory once per chunk', () => {
+  it('counts presence over all metrics, its first and last step, and the board memory once per chunk', () => {
     const query = deviceChunkQuery({ anySelector: '{__name__=~"A|B"}', memoryTotal: 'U + F', chunkSeconds: 3600, stepSeconds: 60 });
     expect(query.split('\nor ')).toEqual([
       `label_replace(count_over_time((group ${BY} ({__name__=~"A|B"}))[3599999ms:60s]), "gpu_audit", "steps", "", "")`,
+      `label_replace(min_over_time((group ${BY} ({__name__=~"A|B"}) * time())[3599999ms:60s]), "gpu_audit", "first", "", "")`,
+      `label_replace(max_over_time((group ${BY} ({__name__=~"A|B"}) * time())[3599999ms:60s]), "gpu_audit", "last", "", "")`,
       `label_replace(max_over_time((max ${BY} (U + F))[3599999ms:60s]), "gpu_audit", "memory_total", "", "")`,
     ]);
   });
