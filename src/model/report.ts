@@ -25,7 +25,7 @@ export interface SourceSummary {
   /** The input as the user named it (`-` for stdin). */
   ref: string;
   format: string;
-  /** Documents (XML) or data rows (text formats) read. */
+  /** Documents (XML), data rows (text formats), scrapes (exposition) or queries made (live Prometheus). */
   records: number;
   warnings: string[];
 }

@@ -13,6 +13,7 @@
  *
  * Not kept: the text of an element that has child elements (no mapping reads it).
  */
+import { detached } from './detached.js';
 import { ATTRIBUTE_PREFIX, TEXT_KEY, type XmlElement, type XmlNode } from './tree.js';
 
 /** The elements a mapping reads, by name from the document down; `{}` is an element whose text is read. */
@@ -59,10 +60,10 @@ interface Frame {
 /** One attribute in the plain form nvidia-smi prints (`<gpu id="00000000:01:00.0">`). */
 const ONE_ATTRIBUTE = /^\s+([A-Za-z_:][A-Za-z0-9_.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')\s*$/;
 
-/** fast-xml-parser's value for a text: line ends normalised to \n (it does so before parsing), trimmed. */
+/** fast-xml-parser's value for a text: line ends normalised to \n (it does so before parsing), trimmed; not a slice of the chunk. */
 function parserText(raw: string): string {
   const text = raw.trim();
-  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : detached(text);
 }
 
 /** Attributes as fast-xml-parser keys them; undefined for none, null for a form not read here. */

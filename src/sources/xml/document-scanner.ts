@@ -35,8 +35,9 @@ export interface ScannedWellFormedDocument extends WellFormedDocument {
 export type ScannedDocument = ScannedWellFormedDocument | DefectiveDocument;
 
 /**
- * fast-xml-parser throws past 100 open elements (its maxNestedTags); a document nested
- * this deep is left to it, so that the outcome is its own.
+ * fast-xml-parser refuses a document nested more than 101 levels deep (its maxNestedTags,
+ * 100, counts from the root's parent). From 97 levels on, a margin below, the scanner
+ * leaves the document to it, so that the outcome is the parser's own.
  */
 const PARSER_DEPTH_LIMIT = 96;
 

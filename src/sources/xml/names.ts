@@ -13,6 +13,7 @@
  * `MAX_INTERNED_NAMES` so that hostile input with millions of distinct names costs a small
  * object per tag, as a plain parser would, and no more.
  */
+import { detached } from './detached.js';
 
 export interface XmlName {
   readonly text: string;
@@ -48,8 +49,8 @@ export class NameTable {
   intern(text: string): XmlName {
     const known = this.names.get(text);
     if (known !== undefined) return known;
-    const name: XmlName = { text, plain: isPlain(text), successor: undefined, firstChild: undefined };
-    if (this.names.size < MAX_INTERNED_NAMES) this.names.set(text, name);
+    const name: XmlName = { text: detached(text), plain: isPlain(text), successor: undefined, firstChild: undefined };
+    if (this.names.size < MAX_INTERNED_NAMES) this.names.set(name.text, name);
     return name;
   }
 }
