@@ -7,6 +7,7 @@ import { createFleetAnalyzer, gpuFindings, summarizeFleet, applyGpuCosts, applyM
 import { gpuEntriesFromAggregates, type DeviceAggregates } from './analysis/aggregates.js';
 import type { FleetProfile } from './analysis/index.js';
 import { attributeKubernetes, nodesByHost } from './analysis/kubernetes.js';
+import { pipelineInputs } from './analysis/pipeline/index.js';
 import type { PodAssignmentRecord } from './analysis/pod-assignments.js';
 import { matchesGlob, profileWorkloads, type PodOnDevice, type WorkloadDefinition } from './analysis/workloads/index.js';
 import { UNKNOWN_GPU_KEY, inferMigProfile, loadCatalog, modelKeyOf, pricePerDeviceHour, resolveInstanceType } from './catalog/index.js';
@@ -103,7 +104,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditResult> {
 
 /** What either kind of source hands to the rest of the pipeline. */
 interface ReadProfile {
-  profile: Pick<FleetProfile, 'gpus' | 'window' | 'deviceFacts'> & Partial<Pick<FleetProfile, 'podAssignments'>>;
+  profile: Pick<FleetProfile, 'gpus' | 'window' | 'deviceFacts'> & Partial<Pick<FleetProfile, 'podAssignments' | 'cpu'>>;
   sources: SourceSummary[];
   transfer?: TransferStats;
 }
@@ -152,6 +153,7 @@ async function finishAudit({ profile, sources, transfer }: ReadProfile, failures
     : profileWorkloads(gpus, options.workloads, {
       vramHeadroomPct: options.vramHeadroomPct,
       podsByDevice: podsOnDevices(profile.podAssignments ?? new Map(), inventory.pods),
+      pipeline: pipelineInputs({ ...(profile.cpu === undefined ? {} : { cpu: profile.cpu }), inventory, nodeOfHost, gpus, idleThresholdPct: options.idleThresholdPct }),
     });
   const reserved1yDiscountPct = options.commitmentDiscountPct?.['reserved-1y'];
   const advice = recommendForFleet({ gpus, workloads, definitions: options.workloads ?? [] }, {
@@ -219,6 +221,8 @@ async function readInput(input: InputRef, options: AuditOptions, sink: Observati
       sample: (sample) => sink.sample(sample),
       process: (process) => sink.process(process),
       assignment: (assignment) => sink.assignment?.(assignment),
+      hostCpu: (sample) => sink.hostCpu?.(sample),
+      containerCpu: (sample) => sink.containerCpu?.(sample),
       warn: (warning) => {
         warningCount += 1;
         if (warnings.length < MAX_WARNINGS_PER_SOURCE) warnings.push(`${warning.location}: ${warning.message}`);

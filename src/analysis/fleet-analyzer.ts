@@ -7,13 +7,14 @@
  * resolved to boards (./identity.ts), each device's series are chained into one timeline
  * (./timeline.ts) and the GpuEntry is built (./gpu-entry.ts).
  */
-import type { DeviceInfo, DeviceRef, GpuSample, ObservationSink, PodAssignment, ProcessSample, SourceWarning } from '../model/observations.js';
+import type { ContainerCpuSample, DeviceInfo, DeviceRef, GpuSample, HostCpuSample, ObservationSink, PodAssignment, ProcessSample, SourceWarning } from '../model/observations.js';
 import type { GpuEntry } from '../model/report.js';
 import { FigureAccumulator } from './figure-accumulator.js';
 import { buildGpuEntry, type DeviceFacts, type DeviceInventory } from './gpu-entry.js';
 import { assignReportIds, type BoardIdentity, boardIdentityOf, boardKey, describeIdentity, refKey, resolveBoards } from './identity.js';
 import type { AnalysisOptions } from './options.js';
 import { MAX_CONTAINERS_PER_DEVICE, PodAssignmentTable, type PodAssignmentRecord } from './pod-assignments.js';
+import { CpuUsageTable, MAX_CPU_SERIES, type ContainerCpuFigures, type HostCpuFigures } from './pipeline/cpu-usage.js';
 import { ProcessTable } from './processes.js';
 import { sampleValues } from './sample-values.js';
 import { LARGEST_INTERVALS_KEPT, SeriesRecorder } from './series.js';
@@ -42,6 +43,8 @@ export interface FleetProfile {
   deviceFacts: ReadonlyMap<string, DeviceFacts>;
   /** Kubernetes containers seen holding each device (dcgm-exporter pod labels), by GpuEntry id; devices with none are absent. */
   podAssignments: ReadonlyMap<string, readonly PodAssignmentRecord[]>;
+  /** CPU figures over the window from node_exporter / cAdvisor counters (./pipeline/cpu-usage.ts); absent without them. */
+  cpu?: { hosts: HostCpuFigures[]; containers: ContainerCpuFigures[] };
 }
 
 export interface FleetAnalyzer extends ObservationSink {
@@ -81,6 +84,10 @@ interface RefState {
   assignments: PodAssignmentTable | undefined;
 }
 
+interface RefObjectState extends Omit<DeviceRef, 'computeInstanceId'> {
+  state: RefState;
+}
+
 interface DeviceGroup {
   board: BoardIdentity;
   gpuInstanceId: number | undefined;
@@ -105,10 +112,15 @@ export function createInspectableFleetAnalyzer(options: AnalysisOptions): FleetA
 
 class StreamingFleetAnalyzer implements FleetAnalyzer {
   private readonly refs = new Map<string, RefState>();
+  /** The state each ref object led to, with the ref's fields at the time (see `refState`). */
+  private readonly stateByRefObject = new WeakMap<DeviceRef, RefObjectState>();
   private readonly sourceWarnings: AnalysisWarning[] = [];
   private source: SourceState | undefined;
   private sourceCount = 0;
   private finished = false;
+  /** CPU counters, for the CPU pipeline verdict; created on the first reading. */
+  private cpuUsage: CpuUsageTable | undefined;
+  private cpuOverflowSource: string | undefined;
   /** The report's zone, for hour-of-week; shared by every series so its offset cache is too. */
   private readonly clock: ZoneClock;
 
@@ -155,6 +167,21 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     state.assignments.add(assignment);
   }
 
+  hostCpu(sample: HostCpuSample): void {
+    this.cpuTable().hostCpu(sample);
+  }
+
+  containerCpu(sample: ContainerCpuSample): void {
+    this.cpuTable().containerCpu(sample);
+  }
+
+  private cpuTable(): CpuUsageTable {
+    // The input that first overflowed the table gets the warning.
+    if (this.cpuUsage !== undefined && this.cpuUsage.droppedReadings > 0) this.cpuOverflowSource ??= this.source?.label;
+    this.cpuUsage ??= new CpuUsageTable();
+    return this.cpuUsage;
+  }
+
   warn(warning: SourceWarning): void {
     this.sourceWarnings.push({ source: this.currentSource().label, message: `${warning.location}: ${warning.message}` });
   }
@@ -191,9 +218,16 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     let startMs: number | null = null;
     let endMs: number | null = null;
 
+    // MIG devices by parent board, in their report order: one pass instead of a scan per GPU.
+    const migByBoard = new Map<BoardIdentity, DeviceGroup[]>();
+    for (const child of mig) {
+      const siblings = migByBoard.get(child.board);
+      if (siblings === undefined) migByBoard.set(child.board, [child]);
+      else siblings.push(child);
+    }
     physical.forEach((group, position) => {
       const parentId = ids[position]!;
-      const children = mig.filter((child) => child.board === group.board);
+      const children = migByBoard.get(group.board) ?? [];
       const parent = this.analyzeDevice(group, parentId, null, children.length > 0, warnings);
       const members = [parent, ...children.map((child) =>
         this.analyzeDevice(child, `${parentId}/${child.gpuInstanceId}`, parent, false, warnings))];
@@ -207,7 +241,11 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     });
 
     const seconds = startMs !== null && endMs !== null ? (endMs - startMs) / 1000 : 0;
-    return { gpus, window: { startMs, endMs, seconds }, warnings, deviceFacts, podAssignments };
+    const cpu = this.cpuUsage === undefined ? undefined : { hosts: this.cpuUsage.hosts(), containers: this.cpuUsage.containers() };
+    if ((this.cpuUsage?.droppedReadings ?? 0) > 0) {
+      warnings.push({ source: this.cpuOverflowSource ?? this.source?.label ?? '', message: `more than ${MAX_CPU_SERIES} CPU counter series; ${this.cpuUsage!.droppedReadings} readings of the others were not kept` });
+    }
+    return { gpus, window: { startMs, endMs, seconds }, warnings, deviceFacts, podAssignments, ...(cpu === undefined ? {} : { cpu }) };
   }
 
   private currentSource(): SourceState {
@@ -218,12 +256,19 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
 
   private refState(ref: DeviceRef): RefState {
     this.currentSource();
+    // Sources hand out one ref object per device, so the state is found by the object when its
+    // fields are still the ones it had (refs are plain objects: a changed one is keyed anew);
+    // this spares a key string per sample.
+    const seen = this.stateByRefObject.get(ref);
+    if (seen !== undefined && seen.host === ref.host && seen.uuid === ref.uuid && seen.pciBusId === ref.pciBusId
+      && seen.index === ref.index && seen.gpuInstanceId === ref.gpuInstanceId) return seen.state;
     const key = refKey(ref);
     let state = this.refs.get(key);
     if (state === undefined) {
       state = { board: boardIdentityOf(ref), gpuInstanceId: ref.gpuInstanceId, inventory: {}, bySource: new Map(), assignments: undefined };
       this.refs.set(key, state);
     }
+    this.stateByRefObject.set(ref, { host: ref.host, uuid: ref.uuid, pciBusId: ref.pciBusId, index: ref.index, gpuInstanceId: ref.gpuInstanceId, state });
     return state;
   }
 

@@ -49,12 +49,19 @@ export function boardIdentityOf(ref: DeviceRef): BoardIdentity {
 }
 
 export function boardKey(identity: BoardIdentity): string {
-  return [identity.host, identity.uuid ?? '', identity.pciBusId ?? '', identity.index ?? ''].join('\u0000');
+  return `${identity.host}\u0000${identity.uuid ?? ''}\u0000${identity.pciBusId ?? ''}\u0000${identity.index ?? ''}`;
 }
 
-/** Key of a device ref: its board plus, for a MIG device, the GPU instance. */
+/**
+ * Key of a device ref: its board plus, for a MIG device, the GPU instance. Called for every
+ * sample, so it builds the same string as `boardKey(boardIdentityOf(ref))` without the
+ * intermediate identity object.
+ */
 export function refKey(ref: DeviceRef): string {
-  return `${boardKey(boardIdentityOf(ref))}\u0000${ref.gpuInstanceId ?? ''}`;
+  const uuid = ref.uuid ?? '';
+  const pciBusId = ref.pciBusId ?? '';
+  const index = ref.index !== undefined && Number.isInteger(ref.index) ? ref.index : '';
+  return `${ref.host}\u0000${uuid}\u0000${pciBusId}\u0000${index}\u0000${ref.gpuInstanceId ?? ''}`;
 }
 
 function knownFieldCount(identity: BoardIdentity): number {
@@ -97,14 +104,27 @@ export function resolveBoards(identities: readonly BoardIdentity[]): BoardResolu
   const ordered = [...unique.entries()].sort(([, a], [, b]) => knownFieldCount(b) - knownFieldCount(a));
 
   const boards: BoardIdentity[] = [];
+  // A board on another host always conflicts, so only the host's own boards (in board order)
+  // are tried: linear in the fleet instead of every ref against every board.
+  const boardsByHost = new Map<string, number[]>();
   const boardOf = new Map<string, number>();
   const ambiguous: AmbiguousRef[] = [];
   for (const [key, identity] of ordered) {
-    const fitting = boards.map((board, number) => ({ board, number })).filter(({ board }) => !conflicts(board, identity));
+    let onHost = boardsByHost.get(identity.host);
+    if (onHost === undefined) {
+      onHost = [];
+      boardsByHost.set(identity.host, onHost);
+    }
+    const fitting: { board: BoardIdentity; number: number }[] = [];
+    for (const number of onHost) {
+      const board = boards[number]!;
+      if (!conflicts(board, identity)) fitting.push({ board, number });
+    }
     let chosen: number | undefined;
     if (fitting.length === 0) {
       boards.push({ ...identity });
       chosen = boards.length - 1;
+      onHost.push(chosen);
     } else if (fitting.length === 1) {
       chosen = fitting[0]!.number;
     } else {

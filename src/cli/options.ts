@@ -37,6 +37,11 @@ export function addOutputOptions(command: Command, formats: readonly string[] = 
     .addOption(new Option('--debug', 'show stack traces of errors'));
 }
 
+/** `--redact` on the commands that render a report (audit, check, report): src/report/redact.ts, SECURITY.md. */
+export function addRedactOption(command: Command): Command {
+  return command.addOption(new Option('--redact', 'replace host, pod, namespace, container, process and file names and GPU UUIDs by stable short hashes (key: GPU_AUDIT_REDACT_KEY)'));
+}
+
 export function addAnalysisOptions(command: Command): Command {
   return command
     .addOption(new Option('--idle-threshold <pct>', 'utilization below which a GPU counts as idle, %').argParser(percent).default(DEFAULT_IDLE_THRESHOLD_PCT))

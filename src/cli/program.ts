@@ -7,6 +7,8 @@ import { sizeCommand } from './commands/size.js';
 import { checkCommand } from './commands/check.js';
 import { refreshCommand } from './commands/catalog-refresh.js';
 import { reportCommand } from './commands/report.js';
+import { collectCommand } from './commands/collect.js';
+import { initCommand } from './commands/init.js';
 import { ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 
@@ -24,6 +26,8 @@ Examples:
   $ gpu-audit check logs/ --max-waste-pct 30       # CI gate: exit 1 when breached
   $ gpu-audit report report.json --format markdown # re-render a saved JSON report
   $ gpu-audit catalog list --provider aws --gpu H100
+  $ gpu-audit collect --duration 1h -o run-42/     # sample this machine, then: gpu-audit audit run-42/
+  $ gpu-audit init logs/                           # propose workloads, write gpu-audit.yaml
 
 Exit codes: 0 ok, 1 threshold breached (check), 2 usage or input error, 3 upstream failure, 4 internal error.`);
   program.addCommand(auditCommand(io, setExitCode));
@@ -31,6 +35,8 @@ Exit codes: 0 ok, 1 threshold breached (check), 2 usage or input error, 3 upstre
   program.addCommand(reportCommand(io));
   program.addCommand(catalogCommand(io, { refreshCommand: () => refreshCommand(io) }));
   program.addCommand(sizeCommand(io));
+  program.addCommand(collectCommand(io));
+  program.addCommand(initCommand(io, setExitCode));
   for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
   return program;
 }

@@ -95,6 +95,33 @@ export interface PodAssignment {
   container?: string;
 }
 
+/**
+ * One reading of a cumulative CPU counter (node_exporter `node_cpu_seconds_total`, cAdvisor
+ * `container_cpu_*`). Raw counter values: analysis takes rates from deltas between readings.
+ */
+export interface HostCpuSample {
+  host: string;
+  /** Epoch milliseconds of the scrape. */
+  time: number;
+  /** The `cpu` label (`0`, `1`, ...): distinct values count the host's cores. */
+  cpu: string;
+  /** The `mode` label (`idle`, `iowait`, `user`, `system`, ...). */
+  mode: string;
+  secondsTotal: number;
+}
+
+export type ContainerCpuCounter = 'usage-seconds' | 'cfs-periods' | 'cfs-throttled-periods';
+
+export interface ContainerCpuSample {
+  host: string;
+  time: number;
+  namespace: string;
+  pod: string;
+  container: string;
+  counter: ContainerCpuCounter;
+  value: number;
+}
+
 export interface ObservationSink {
   device(info: DeviceInfo): void;
   sample(sample: GpuSample): void;
@@ -102,4 +129,7 @@ export interface ObservationSink {
   warn(warning: SourceWarning): void;
   /** Optional: only sinks that attribute GPUs to pods implement it. */
   assignment?(assignment: PodAssignment): void;
+  /** Optional: only sinks that judge the CPU data pipeline implement them. */
+  hostCpu?(sample: HostCpuSample): void;
+  containerCpu?(sample: ContainerCpuSample): void;
 }

@@ -152,7 +152,15 @@ export interface WorkloadEntry {
     hourOfWeekPct?: (number | null)[] | null;
   };
   cpuPipeline: { verdict: 'gpu-bound' | 'input-bound' | 'idle' | 'unknown'; evidence: string[] };
-  sidecars: { cpuCores: number | null; memoryMiB: number | null; overheadPct: number | null };
+  sidecars: {
+    cpuCores: number | null;
+    memoryMiB: number | null;
+    overheadPct: number | null;
+    /** Sidecars' share of their nodes (the larger of CPU and memory) x node hourly price x 730, USD per month. */
+    monthlyCostUsd?: number | null;
+    /** Cores the sidecars used (cAdvisor), where measured for every sidecar. */
+    cpuUsedCores?: number | null;
+  };
   cost: {
     hourlyUsd: number | null;
     wasteHourlyUsd: number | null;

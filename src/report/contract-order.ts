@@ -136,7 +136,7 @@ const workloadEntry = objectOrder<WorkloadEntry>()({
       },
     }),
     cpuPipeline: objectOrder<WorkloadEntry['cpuPipeline']>()({ definition: 'CpuPipeline', keys: ['verdict', 'evidence'], optional: [] }),
-    sidecars: objectOrder<WorkloadEntry['sidecars']>()({ definition: 'Sidecars', keys: ['cpuCores', 'memoryMiB', 'overheadPct'], optional: [] }),
+    sidecars: objectOrder<WorkloadEntry['sidecars']>()({ definition: 'Sidecars', keys: ['cpuCores', 'memoryMiB', 'overheadPct', 'monthlyCostUsd', 'cpuUsedCores'], optional: ['monthlyCostUsd', 'cpuUsedCores'] }),
     cost: objectOrder<WorkloadEntry['cost']>()({
       definition: 'WorkloadCost',
       keys: ['hourlyUsd', 'wasteHourlyUsd', 'monthlyUsd', 'monthlyWasteUsd', 'wasteBreakdown'],

@@ -89,6 +89,24 @@ export const FIGURE_DEFINITIONS: readonly FigureDefinition[] = [
       'A device\'s hourly cost is its GPU\'s price per GPU-hour; a MIG instance gets its board\'s price split in proportion to compute slices (the N of Ng), unpartitioned slices included. Hourly = sum of device cost x share. Idle waste = sum of device cost x share x idle fraction. VRAM waste = sum over devices the workload holds alone of device cost x (1 - idle fraction) x max(0, 1 - VRAM required / device memory): the part of the busy hours\' price that pays for memory the workload does not need (idle hours are already idle waste). Waste = idle waste + VRAM waste; monthly figures are hourly x 730.',
   },
   {
+    figure: 'CPU busy share, throttled share',
+    unit: 'fraction, cores',
+    meaning:
+      'From counters in node_exporter / cAdvisor Prometheus text with timestamps, as increases between the first and last reading (a counter that goes down restarted from 0, and its new value is the increase). Host busy share = 1 - (idle + iowait seconds) / (seconds of all modes), over all the host\'s CPUs of `node_cpu_seconds_total`; cores = distinct `cpu` labels. Container cores used = increase of `container_cpu_usage_seconds_total` / seconds between its first and last reading. Throttled share = increase of `container_cpu_cfs_throttled_periods_total` / increase of `container_cpu_cfs_periods_total` (only containers with a CPU limit have them).',
+  },
+  {
+    figure: 'CPU pipeline verdict',
+    unit: 'gpu-bound, input-bound, idle, unknown',
+    meaning:
+      'Whether a workload\'s GPUs wait on their CPU data pipeline, from its compute mean on its basis and the CPU figures of its hosts (the busiest) and of its containers seen on its GPUs (the most throttled). First rule that applies: unknown without a GPU compute figure (GPU idleness is never inferred from CPU); idle when compute is below the idle threshold (a saturated CPU beside an idle GPU is not starving it); gpu-bound when compute is at least 80% (the GPU is the limit whatever the CPU does); input-bound when compute is below 50% and the host is at least 90% busy or a container is throttled in at least 25% of CFS periods; input-bound when compute is below 50% and PCIe receive is at least 4 GiB/s (waiting on host-to-device copies); unknown without CPU figures; gpu-bound when compute is at least 50% and the CPU is not saturated; otherwise unknown (a lightly used GPU beside an idle CPU waits on something else: requests, storage, network). The evidence lists the figures with their units.',
+  },
+  {
+    figure: 'Sidecar CPU, memory, overhead, monthly cost',
+    unit: 'cores, MiB, percent, USD per month',
+    meaning:
+      'Sidecars are the containers of a workload\'s GPU pods that hold no GPU (app containers and native sidecars). CPU and memory are the sums of their requests (a container without a request adds 0); CPU used is the cAdvisor rate where measured for every sidecar. A pod\'s node share = the larger of sidecar CPU requests / node allocatable cores and sidecar memory requests / node allocatable memory (the scheduler cannot give that part of the node to another pod, whichever runs out first). Monthly cost = the sum over pods of node share x the node\'s hourly price x 730, where the node\'s price is the sum of its GPUs\' prices per GPU-hour (the instance price when every GPU was observed); null unless every pod\'s node is known and priced. Overhead = the sidecars\' hourly cost / the workload\'s GPU hourly cost x 100.',
+  },
+  {
     figure: 'Cost per hour',
     unit: 'USD per hour',
     meaning:

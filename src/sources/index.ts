@@ -12,12 +12,14 @@ import { nvidiaSmiCsv } from './nvidia-smi-csv.js';
 import { nvidiaSmiDmon } from './nvidia-smi-dmon.js';
 import { nvidiaSmiPmon } from './nvidia-smi-pmon.js';
 import { nvidiaSmiXml } from './nvidia-smi-xml.js';
+import { nodeMetrics } from './node-metrics.js';
 import { prometheusJson } from './prometheus-json.js';
 import type { SourceParser } from './types.js';
 
 export type { ParseResult, SourceContext, SourceParser } from './types.js';
 export { resolveInputs, openInput, hostForInput, STDIN_REF, type InputRef, type OpenedInput } from './inputs.js';
 export { isValidTimeZone, localTimeZone } from './timestamps.js';
+export { BUNDLE_MANIFEST_FILE, BUNDLE_SCHEMA_VERSION, bundleTimeZone, readBundleManifest, type BundleManifest, type BundleFileFormat } from './collect-bundle.js';
 
 export const sourceParsers: readonly SourceParser[] = [
   nvidiaSmiXml,
@@ -27,6 +29,7 @@ export const sourceParsers: readonly SourceParser[] = [
   nvidiaSmiDmon,
   nvidiaSmiPmon,
   dcgmExporter,
+  nodeMetrics,
   prometheusJson,
   dcgmiDmon,
   dcgmiDiscovery,

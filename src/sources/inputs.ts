@@ -10,6 +10,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { InputError } from '../model/errors.js';
+import { bundleAuditFiles, bundleManifestOfFile, readBundleManifest } from './collect-bundle.js';
 
 export interface InputRef {
   /** As the user named it (`-` for stdin), or the path found under a named directory. */
@@ -18,6 +19,8 @@ export interface InputRef {
   path: string | undefined;
   /** Found by walking a directory or expanding a glob: an unrecognised format is skipped, not fatal. */
   discovered: boolean;
+  /** The host a `gpu-audit collect` bundle's manifest names for this file. */
+  bundleHost?: string;
 }
 
 export const STDIN_REF = '-';
@@ -40,9 +43,16 @@ export async function resolveInputs(args: string[]): Promise<InputRef[]> {
     }
     const info = await stat(arg).catch(() => undefined);
     if (info?.isDirectory()) {
+      // A collect bundle: its manifest lists the audit inputs and names their host.
+      const bundle = await readBundleManifest(arg);
+      if (bundle !== undefined) {
+        for (const file of bundleAuditFiles(arg, bundle)) add({ ref: file, path: file, discovered: false, bundleHost: bundle.host });
+        continue;
+      }
       for (const file of await walk(arg)) add({ ref: file, path: file, discovered: true });
     } else if (info?.isFile()) {
-      add({ ref: arg, path: arg, discovered: false });
+      const bundle = await bundleManifestOfFile(arg);
+      add(bundle === undefined ? { ref: arg, path: arg, discovered: false } : { ref: arg, path: arg, discovered: false, bundleHost: bundle.host });
     } else if (isDynamicPattern(arg)) {
       const matches = (await glob(arg, { onlyFiles: true, dot: false, expandDirectories: false })).sort();
       if (matches.length === 0) throw new InputError('no file matches this pattern', { file: arg });
@@ -76,11 +86,13 @@ function errorCode(error: unknown): string {
 }
 
 /**
- * The host an input's devices belong to: the explicit one, else the file's name without
- * its extensions (`node-07.xml.gz` -> `node-07`), else `stdin`.
+ * The host an input's devices belong to: the explicit one, else the one its collect
+ * bundle names, else the file's name without its extensions (`node-07.xml.gz` -> `node-07`),
+ * else `stdin`.
  */
 export function hostForInput(input: InputRef, explicitHost: string | undefined): string {
   if (explicitHost !== undefined && explicitHost !== '') return explicitHost;
+  if (input.bundleHost !== undefined) return input.bundleHost;
   if (input.path === undefined) return 'stdin';
   let name = path.basename(input.path);
   name = name.replace(/\.gz$/i, '');

@@ -13,13 +13,14 @@ import { HOURS_PER_MONTH } from '../options.js';
 import { workloadCompute } from './compute.js';
 import { deviceHourlyCosts } from './device-cost.js';
 import { assignDevices, UNASSIGNED } from './match.js';
-import { DEFAULT_VRAM_HEADROOM_PCT, type WorkloadAnalysisOptions, type WorkloadDefinition } from './types.js';
+import { DEFAULT_VRAM_HEADROOM_PCT, type PodOnDevice, type WorkloadAnalysisOptions, type WorkloadDefinition } from './types.js';
 import { workloadVram, type WorkloadDeviceSlice } from './vram.js';
 import { workloadWaste } from './waste.js';
+import { workloadCpuPipeline, workloadSidecarFigures, type PipelineInputs } from '../pipeline/workload.js';
 
 export const UNASSIGNED_KIND = 'unknown';
 
-/** cpuPipeline and sidecars need CPU and pod resource metrics, which no source reads yet. */
+/** Without CPU and pod figures (options.pipeline) neither verdict nor sidecars can be judged. */
 const NO_CPU_METRICS = 'no CPU metrics in the inputs';
 
 const monthly = (hourly: number | null): number | null => (hourly === null ? null : hourly * HOURS_PER_MONTH);
@@ -30,6 +31,7 @@ function entryOf(
   slices: readonly WorkloadDeviceSlice[],
   hourlyCostOf: (deviceId: string) => number | null,
   headroomPct: number,
+  pipeline: { inputs: PipelineInputs | undefined; podsByDevice: ReadonlyMap<string, readonly PodOnDevice[]> | undefined },
 ): WorkloadEntry {
   const weighted = slices.map(({ assignment, claim }) => ({
     device: assignment.device,
@@ -38,6 +40,12 @@ function entryOf(
   const compute = workloadCompute(weighted);
   const vram = workloadVram(definition, slices, headroomPct);
   const waste = workloadWaste(slices, vram, hourlyCostOf);
+  const pipelineFacts = {
+    devices: slices.map(({ assignment }) => assignment.device),
+    pods: slices.flatMap(({ assignment }) => pipeline.podsByDevice?.get(assignment.device.id) ?? []),
+    compute: { mean: compute.mean, basis: compute.basis },
+    hourlyUsd: waste.hourlyUsd,
+  };
   const wasteHourlyUsd = waste.idleHourlyUsd === null || waste.vramOverprovisionHourlyUsd === null ? null : waste.idleHourlyUsd + waste.vramOverprovisionHourlyUsd;
   return {
     name,
@@ -57,8 +65,8 @@ function entryOf(
       signals: compute.signals,
       hourOfWeekPct: compute.hourOfWeekPct,
     },
-    cpuPipeline: { verdict: 'unknown', evidence: [NO_CPU_METRICS] },
-    sidecars: { cpuCores: null, memoryMiB: null, overheadPct: null },
+    cpuPipeline: pipeline.inputs === undefined ? { verdict: 'unknown', evidence: [NO_CPU_METRICS] } : workloadCpuPipeline(pipelineFacts, pipeline.inputs),
+    sidecars: pipeline.inputs === undefined ? { cpuCores: null, memoryMiB: null, overheadPct: null } : workloadSidecarFigures(pipelineFacts, pipeline.inputs),
     cost: {
       hourlyUsd: waste.hourlyUsd,
       wasteHourlyUsd,
@@ -81,8 +89,9 @@ export function profileWorkloads(
   const slicesOf = (name: string): WorkloadDeviceSlice[] =>
     assignments.flatMap((assignment) => assignment.claims.filter((claim) => claim.workload === name).map((claim) => ({ assignment, claim })));
 
-  const entries = definitions.map((definition) => entryOf(definition.name, definition, slicesOf(definition.name), hourlyCostOf, headroomPct));
+  const pipeline = { inputs: options.pipeline, podsByDevice: options.podsByDevice };
+  const entries = definitions.map((definition) => entryOf(definition.name, definition, slicesOf(definition.name), hourlyCostOf, headroomPct, pipeline));
   const unassigned = slicesOf(UNASSIGNED);
-  if (unassigned.length > 0) entries.push(entryOf(UNASSIGNED, undefined, unassigned, hourlyCostOf, headroomPct));
+  if (unassigned.length > 0) entries.push(entryOf(UNASSIGNED, undefined, unassigned, hourlyCostOf, headroomPct, pipeline));
   return entries;
 }

@@ -3,6 +3,8 @@
  * gpu-audit.yaml (the CLI hands it down; analysis never reads the config itself).
  */
 
+import type { PipelineInputs } from '../pipeline/workload.js';
+
 export type ModelDtype = 'fp32' | 'tf32' | 'bf16' | 'fp16' | 'fp8' | 'int8' | 'int4' | 'fp4';
 
 export interface WorkloadMatchRules {
@@ -71,6 +73,8 @@ export interface WorkloadAnalysisOptions {
   vramHeadroomPct: number;
   /** Containers per device id, where pod assignments exist. */
   podsByDevice?: ReadonlyMap<string, readonly PodOnDevice[]>;
+  /** CPU and sidecar figures for cpuPipeline and sidecars (analysis/pipeline/inputs.ts); without them both stay unknown. */
+  pipeline?: PipelineInputs;
 }
 
 export const DEFAULT_VRAM_HEADROOM_PCT = 15;

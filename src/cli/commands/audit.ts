@@ -8,7 +8,8 @@ import { renderers } from '../../report/index.js';
 import type { CliIo } from '../io.js';
 import { useColor } from '../io.js';
 import { flagOverConfig, loadAuditConfig, settingsOf, type ConfigSettings } from '../../config/settings.js';
-import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, DEFAULT_IDLE_THRESHOLD_PCT, type OutputFormat } from '../options.js';
+import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addRedactOption, DEFAULT_IDLE_THRESHOLD_PCT, type OutputFormat } from '../options.js';
+import { redactKeyFromEnv, redactReport } from '../../report/redact.js';
 import { emitOutput } from '../output.js';
 import { demoConfigFile, demoFleetFiles } from '../paths.js';
 import { startProgress } from '../progress.js';
@@ -43,6 +44,10 @@ export interface AuditCommandOptions {
   kubeContext?: string;
   /** --config FILE: gpu-audit.yaml to use instead of the discovered one. */
   config?: string;
+  /** `init`: read no gpu-audit.yaml at all (the file it is about to replace may be stale or broken). */
+  skipConfig?: boolean;
+  /** --redact: names replaced by stable hashes in every format (src/report/redact.ts). */
+  redact?: boolean;
 }
 
 /** Options the config may also set; the config applies where the user did not type the flag. */
@@ -73,6 +78,7 @@ export function auditCommand(io: CliIo, setExitCode: (code: number) => void): Co
   addPrometheusOptions(command);
   addKubernetesOptions(command);
   addOutputOptions(command);
+  addRedactOption(command);
   command.addHelpText('after', `
 Examples:
   $ gpu-audit audit --demo
@@ -143,7 +149,9 @@ export async function buildAuditOptions(
     auditOptions.stdin = Readable.from([snapshot]);
     auditOptions.host = options.host ?? hostname();
   }
-  const loaded = await loadAuditConfig({ explicitFile: options.config, demoFile: options.demo === true ? demoConfigFile : undefined, cwd: process.cwd() });
+  const loaded = options.skipConfig === true
+    ? undefined
+    : await loadAuditConfig({ explicitFile: options.config, demoFile: options.demo === true ? demoConfigFile : undefined, cwd: process.cwd() });
   if (loaded !== undefined) applyConfig(auditOptions, settingsOf(loaded.config), (option) => (option === 'timezone' ? timezoneGiven : typed(option)));
   if (options.kubeContext !== undefined && options.kubectl !== true) throw new InputError('--kube-context needs --kubectl');
   if (options.k8s !== undefined) auditOptions.kubernetesFiles = options.k8s;
@@ -188,7 +196,9 @@ export async function runAuditCommand(
   const result = await runAuditWithProgress(auditOptions, io, options.quiet === true);
 
   const color = useColor(io, options);
-  const text = renderers[options.format](result.report, { color, width: 100 });
+  // Redacted here, just before rendering, so every format (and -o) gets the same shareable report.
+  const report = options.redact === true ? redactReport(result.report, { key: redactKeyFromEnv(io.env) }) : result.report;
+  const text = renderers[options.format](report, { color, width: 100 });
   await emitOutput(io, text, options.output);
   if (options.quiet !== true) {
     for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);

@@ -22,7 +22,8 @@ import type { Report } from '../../model/report.js';
 import { checkFormats, checkRenderers, type CheckFormat } from '../../report/index.js';
 import type { CliIo } from '../io.js';
 import { useColor } from '../io.js';
-import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions } from '../options.js';
+import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addRedactOption } from '../options.js';
+import { redactKeyFromEnv, redactReport, reportRedactor } from '../../report/redact.js';
 import { emitOutput } from '../output.js';
 import { demoConfigFile } from '../paths.js';
 import { annotationLines, appendStepSummary, checkAnnotations, isGitHubActions } from '../github.js';
@@ -89,6 +90,7 @@ export function checkCommand(io: CliIo, setExitCode: (code: number) => void): Co
   addPrometheusOptions(command);
   addKubernetesOptions(command);
   addOutputOptions(command, checkFormats);
+  addRedactOption(command);
   command.addHelpText('after', `
 Examples:
   $ gpu-audit check --demo --max-waste-pct 10                 # exit 1: the demo fleet wastes ~60%
@@ -134,9 +136,15 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
 
   const auditOptions = await buildAuditOptions(sources, options, io, timezoneGiven);
   const result = await runAuditWithProgress(auditOptions, io, quiet);
+  // --redact before the comparison: the verdict, annotations and every format then name only hashes.
+  // Redaction is idempotent, so a baseline saved with --redact still matches GPU by GPU.
+  const redactor = options.redact === true ? reportRedactor(result.report, { key: redactKeyFromEnv(io.env) }) : undefined;
+  const current = redactor?.report ?? result.report;
+  if (baseline !== undefined && redactor !== undefined) baseline = { ...baseline, report: redactReport(baseline.report, { key: redactKeyFromEnv(io.env) }) };
+  const skippedInputs = result.failures.map((failure) => redactor?.text(failure.describe()) ?? failure.describe());
   const check: CheckReport = {
-    report: result.report,
-    check: runCheck(result.report, { thresholds, baseline, skippedInputs: result.failures.map((failure) => failure.describe()) }),
+    report: current,
+    check: runCheck(current, { thresholds, baseline, skippedInputs }),
   };
 
   const text = checkRenderers[options.format](check, { color: useColor(io, options), width: 100 });

@@ -7,7 +7,8 @@ import { Command } from 'commander';
 import { renderers, reportFormats, type ReportFormat } from '../../report/index.js';
 import type { CliIo } from '../io.js';
 import { useColor } from '../io.js';
-import { addOutputOptions } from '../options.js';
+import { addOutputOptions, addRedactOption } from '../options.js';
+import { redactKeyFromEnv, redactReport } from '../../report/redact.js';
 import { emitOutput } from '../output.js';
 
 export interface ReportCommandOptions {
@@ -16,6 +17,7 @@ export interface ReportCommandOptions {
   quiet?: boolean;
   color?: boolean;
   debug?: boolean;
+  redact?: boolean;
 }
 
 export function reportCommand(io: CliIo): Command {
@@ -23,6 +25,7 @@ export function reportCommand(io: CliIo): Command {
     .description('re-render a saved JSON report (gpu-audit audit --format json) in another format')
     .argument('<report.json>', 'a report written by `gpu-audit audit --format json` (or `check --format json`)');
   addOutputOptions(command, reportFormats);
+  addRedactOption(command);
   command.addHelpText('after', `
 Examples:
   $ gpu-audit audit logs/ --format json -o report.json      # audit once ...
@@ -39,7 +42,8 @@ Formats: ${reportFormats.join(', ')}.`);
 
 export async function runReportCommand(file: string, options: ReportCommandOptions, io: CliIo): Promise<void> {
   const { readReportFile } = await import('../../check/read-report.js');
-  const report = await readReportFile(file);
+  const saved = await readReportFile(file);
+  const report = options.redact === true ? redactReport(saved, { key: redactKeyFromEnv(io.env) }) : saved;
   const text = renderers[options.format](report, { color: useColor(io, options), width: 100 });
   await emitOutput(io, text, options.output);
 }

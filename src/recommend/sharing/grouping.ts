@@ -26,22 +26,48 @@ export function shareable(unit: DemandUnit): boolean {
 export function groupUnits(units: readonly DemandUnit[], admit: Admission, allowCrossTenant: boolean): ShareGroup[] {
   const ordered = [...units].sort((a, b) => (b.vram.requiredMiB ?? 0) - (a.vram.requiredMiB ?? 0) || a.id.localeCompare(b.id));
   const groups: ShareGroup[] = [];
+  // Groups of other GPU models never take a unit: each unit is tried against its model's groups
+  // only, in creation order, which is the order a scan of all groups would meet them in.
+  const groupsByModel = new Map<string, ShareGroup[]>();
   for (const unit of ordered) {
-    const group = groups.find(
-      (candidate) => candidate.modelKey === unit.modelKey && (allowCrossTenant || !tenantsConflict(candidate.members, unit)) && admit(candidate.members, unit),
-    );
-    if (group === undefined) groups.push({ modelKey: unit.modelKey, members: [unit] });
-    else group.members.push(unit);
+    let sameModel = groupsByModel.get(unit.modelKey);
+    if (sameModel === undefined) {
+      sameModel = [];
+      groupsByModel.set(unit.modelKey, sameModel);
+    }
+    const group = sameModel.find((candidate) => (allowCrossTenant || !tenantsConflict(candidate.members, unit)) && admit(candidate.members, unit));
+    if (group === undefined) {
+      const created = { modelKey: unit.modelKey, members: [unit] };
+      groups.push(created);
+      sameModel.push(created);
+    } else group.members.push(unit);
   }
   return groups.filter((group) => group.members.length > 1);
 }
 
-/** Pairs of units the tenant rule kept apart although the strategy's rule would have admitted them. */
+/**
+ * Pairs of units the tenant rule kept apart although the strategy's rule would have admitted
+ * them, in input order (left before right). Only units of one GPU model with two different
+ * known tenants can be such a pair, so each unit is paired with the later units of its model.
+ */
 export function tenantBlockedPairs(units: readonly DemandUnit[], admit: Admission): [DemandUnit, DemandUnit][] {
+  const byModel = new Map<string, DemandUnit[]>();
+  for (const unit of units) {
+    if (unit.tenant === null) continue;
+    const sameModel = byModel.get(unit.modelKey);
+    if (sameModel === undefined) byModel.set(unit.modelKey, [unit]);
+    else sameModel.push(unit);
+  }
+  const seenOfModel = new Map<string, number>();
   const pairs: [DemandUnit, DemandUnit][] = [];
-  for (const [i, left] of units.entries()) {
-    for (const right of units.slice(i + 1)) {
-      if (left.modelKey === right.modelKey && tenantsConflict([left], right) && admit([left], right)) pairs.push([left, right]);
+  for (const left of units) {
+    if (left.tenant === null) continue;
+    const position = seenOfModel.get(left.modelKey) ?? 0;
+    seenOfModel.set(left.modelKey, position + 1);
+    const sameModel = byModel.get(left.modelKey)!;
+    for (let next = position + 1; next < sameModel.length; next += 1) {
+      const right = sameModel[next]!;
+      if (left.tenant !== right.tenant && admit([left], right)) pairs.push([left, right]);
     }
   }
   return pairs;

@@ -54,17 +54,80 @@ export interface PackedGpu {
   units: string[];
 }
 
-/** First-fit decreasing: largest profiles first, each onto the first GPU whose layout stays valid. */
+/** GPUs holding the same multiset of profiles, by position; the first one is the lowest position. */
+interface LayoutClass {
+  profiles: readonly string[];
+  positions: number[];
+}
+
+/** Canonical name of a multiset of profiles: whether a layout is valid depends on nothing else. */
+function layoutKey(profiles: readonly string[]): string {
+  return [...profiles].sort().join('\u0000');
+}
+
+/** Inserts into an ascending array, keeping it ascending. */
+function insertSorted(values: number[], value: number): void {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (values[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  values.splice(low, 0, value);
+}
+
+/**
+ * First-fit decreasing: largest profiles first, each onto the first GPU whose layout stays valid.
+ * Whether a GPU takes a profile depends only on the multiset of profiles it already holds, so
+ * GPUs are kept in classes of equal layouts and each (layout, profile) is validated once: the
+ * first GPU that fits is the lowest position among the classes that take the profile. A fleet
+ * of thousands of MIG candidates packs onto a few distinct layouts, which keeps this near
+ * linear where testing every GPU for every item was quadratic in validations.
+ */
 export function packProfiles(modelKey: string, items: readonly { unit: string; profile: MigProfile }[]): PackedGpu[] {
   const ordered = [...items].sort((a, b) => b.profile.computeSlices - a.profile.computeSlices || b.profile.memorySlices - a.profile.memorySlices || a.unit.localeCompare(b.unit));
   const gpus: PackedGpu[] = [];
-  for (const item of ordered) {
-    const target = gpus.find((gpu) => validateMigLayout(modelKey, [...gpu.profiles, item.profile.name]).ok);
-    if (target === undefined) gpus.push({ profiles: [item.profile.name], units: [item.unit] });
-    else {
-      target.profiles.push(item.profile.name);
-      target.units.push(item.unit);
+  const classes = new Map<string, LayoutClass>();
+  const classOf: string[] = [];
+  const fitsCache = new Map<string, boolean>();
+  const takes = (layout: LayoutClass, key: string, profile: string): boolean => {
+    const cacheKey = `${key}\u0001${profile}`;
+    let ok = fitsCache.get(cacheKey);
+    if (ok === undefined) {
+      ok = validateMigLayout(modelKey, [...layout.profiles, profile]).ok;
+      fitsCache.set(cacheKey, ok);
     }
+    return ok;
+  };
+  const join = (key: string, profiles: readonly string[], position: number): void => {
+    let layout = classes.get(key);
+    if (layout === undefined) {
+      layout = { profiles: [...profiles], positions: [] };
+      classes.set(key, layout);
+    }
+    insertSorted(layout.positions, position);
+    classOf[position] = key;
+  };
+  for (const item of ordered) {
+    const name = item.profile.name;
+    let target: number | undefined;
+    for (const [key, layout] of classes) {
+      const first = layout.positions[0];
+      if (first === undefined || (target !== undefined && first > target)) continue;
+      if (takes(layout, key, name)) target = first;
+    }
+    if (target === undefined) {
+      gpus.push({ profiles: [name], units: [item.unit] });
+      join(layoutKey([name]), [name], gpus.length - 1);
+      continue;
+    }
+    const gpu = gpus[target]!;
+    const from = classes.get(classOf[target]!)!;
+    from.positions.shift();
+    gpu.profiles.push(name);
+    gpu.units.push(item.unit);
+    join(layoutKey(gpu.profiles), gpu.profiles, target);
   }
   return gpus;
 }

@@ -1,0 +1,10 @@
+/**
+ * CPU data pipeline (issue "Per-model profiling", items 4 and 5): is a workload's GPU starved
+ * by its CPU, and what do its sidecars cost. Pure functions over plain figures.
+ */
+export { CounterTable, ratePerSecond, type CounterIncrease } from './counters.js';
+export { CpuUsageTable, MAX_CPU_SERIES, NOT_BUSY_MODES, type ContainerCpuFigures, type HostCpuFigures } from './cpu-usage.js';
+export { pipelineVerdict, PIPELINE_THRESHOLDS, type PipelineFigures, type PipelineJudgement, type PipelineVerdict } from './verdict.js';
+export { NO_SIDECARS, sidecarHourlyUsd, sidecarNodeShare, workloadSidecars, type PodSidecars, type WorkloadSidecars } from './sidecars.js';
+export { containerKey, podKey, workloadCpuPipeline, workloadSidecarFigures, type PipelineInputs, type WorkloadPipelineFacts } from './workload.js';
+export { hostCpuByGpuHost, hostHourlyUsd, pipelineInputs, type PipelineSources } from './inputs.js';
