@@ -103,6 +103,12 @@ export function hostForInput(input: InputRef, explicitHost: string | undefined):
 const GZIP_MAGIC_0 = 0x1f;
 const GZIP_MAGIC_1 = 0x8b;
 const HEAD_CHARS = 64 * 1024;
+/**
+ * Large chunks: with Node's 64 KiB reads and 16 KiB inflate chunks, stream overhead and the
+ * garbage of many small buffers cost more than inflating itself on day-long gzipped logs.
+ */
+const READ_CHUNK_BYTES = 1024 * 1024;
+const GUNZIP_CHUNK_BYTES = 256 * 1024;
 
 export interface OpenedInput {
   /** Decoded text from the start of the input, at most 64 KiB: what format detection sees. */
@@ -115,7 +121,7 @@ export interface OpenedInput {
 
 /** Opens an input for reading; errors name the file and say what went wrong. */
 export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = process.stdin): Promise<OpenedInput> {
-  const raw: NodeJS.ReadableStream = input.path === undefined ? stdin : createReadStream(input.path);
+  const raw: NodeJS.ReadableStream = input.path === undefined ? stdin : createReadStream(input.path, { highWaterMark: READ_CHUNK_BYTES });
   const bytes = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   const ref = input.ref;
   const destroy = (): void => {
@@ -184,7 +190,7 @@ async function* gunzipChunks(
   readRaw: () => Promise<Buffer | undefined>,
   ref: string,
 ): AsyncIterable<string> {
-  const gunzip = createGunzip();
+  const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES });
   // Feed compressed bytes in the background; errors surface through the gunzip stream.
   const feed = (async () => {
     let chunk: Buffer | undefined = first;
