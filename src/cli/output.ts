@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { writeFileAtomic } from '../report/write-output.js';
 import type { CliIo } from './io.js';
 
@@ -7,5 +8,27 @@ export async function emitOutput(io: CliIo, text: string, outputFile: string | u
     io.stdout(text);
     return;
   }
-  await writeFileAtomic(outputFile, text);
+  await writeWithSignalCleanup(outputFile, text);
+}
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const SIGNAL_NUMBERS: Readonly<Record<(typeof STOP_SIGNALS)[number], number>> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
+
+/**
+ * Ctrl-C or SIGTERM while `-o FILE` is being written: the target is already safe (the
+ * rename has not happened), but the temporary file beside it would stay. For the moment of
+ * the write, a stop signal removes it and ends the process as the signal would (128 + n).
+ */
+async function writeWithSignalCleanup(outputFile: string, text: string): Promise<void> {
+  let temporary: string | undefined;
+  const stop = (signal: (typeof STOP_SIGNALS)[number]): void => {
+    if (temporary !== undefined) rmSync(temporary, { force: true });
+    process.exit(128 + SIGNAL_NUMBERS[signal]);
+  };
+  for (const signal of STOP_SIGNALS) process.once(signal, stop);
+  try {
+    await writeFileAtomic(outputFile, text, { onTemporary: (file) => { temporary = file; } });
+  } finally {
+    for (const signal of STOP_SIGNALS) process.removeListener(signal, stop);
+  }
 }

@@ -11,6 +11,9 @@ import { BundleWriter } from './bundle-writer.js';
 import { SnapshotCanceled, nvidiaSmiSnapshot, snapshotFacts, type SnapshotTaker } from './nvidia-smi.js';
 import { DEFAULT_CLOCK_TICKS, clockTicksPerSecond, processTrees, readAllProcesses, readProcStat, type ProcStat } from './proc.js';
 
+/** How long a failed sample waits for a signal that may be on its way (see the loop). */
+const SIGNAL_GRACE_MS = 100;
+
 export interface CollectOptions {
   /** The bundle directory; created, and must be new or empty. */
   directory: string;
@@ -115,6 +118,9 @@ export async function collect(options: CollectOptions): Promise<CollectResult> {
         await record(sampleMs, document, await readProcStat(procRoot));
         report();
       } catch (error) {
+        // Ctrl-C on a terminal signals nvidia-smi too: its death can be seen before our own
+        // handler has run, so give a pending signal a moment before calling it a failure.
+        if (!aborted() && !(error instanceof SnapshotCanceled)) await sleep(SIGNAL_GRACE_MS);
         if (error instanceof SnapshotCanceled || aborted()) break;
         if (!(error instanceof InputError)) throw error;
         // A driver hiccup costs one sample, not the collection; the manifest counts it.

@@ -3,7 +3,7 @@
  * complete and check the file) and the date, then the config. The text is read back with
  * the loader before anyone writes it, so init can only ever write a file `audit` accepts.
  */
-import { Document, isSeq } from 'yaml';
+import { Document, isMap, isNode, isScalar, isSeq, visit } from 'yaml';
 import { parseConfig } from '../config/load.js';
 import type { GpuAuditConfig } from '../config/schema.js';
 import { CONFIG_SCHEMA_FILE } from '../config/json-schema.js';
@@ -29,12 +29,20 @@ function header(generatedAt: Date): string {
  */
 export function configText(config: GpuAuditConfig, generatedAt: Date, file: string): string {
   const document = new Document(config);
-  const workloads = document.get('workloads', true);
-  // A blank line between workloads, as a person would write them.
-  if (isSeq(workloads)) workloads.items.forEach((item, index) => {
-    if (index > 0 && item !== null && typeof item === 'object') (item as { spaceBefore?: boolean }).spaceBefore = true;
+  // Laid out as a person would write it: a blank line between sections and between
+  // workloads, short lists of hosts on one line.
+  visit(document, {
+    Pair(_key, pair, path) {
+      const depth = path.filter(isMap).length;
+      if (depth === 1 && isScalar(pair.key) && pair.key.value !== 'workloads') pair.key.spaceBefore = true;
+      if (isScalar(pair.key) && pair.key.value === 'hosts' && isSeq(pair.value)) pair.value.flow = true;
+    },
   });
-  const text = header(generatedAt) + document.toString({ lineWidth: 0 });
+  const workloads = document.get('workloads', true);
+  if (isSeq(workloads)) workloads.items.forEach((item, index) => {
+    if (index > 0 && isNode(item)) item.spaceBefore = true;
+  });
+  const text = header(generatedAt) + document.toString({ lineWidth: 0, flowCollectionPadding: false });
   parseConfig(text, file);
   return text;
 }

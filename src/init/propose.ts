@@ -22,7 +22,7 @@ export interface WorkloadProposal {
   example: string;
 }
 
-export type ProposedMatch = { process: string; hosts?: string[] } | { namespace: string; pod: string };
+export type ProposedMatch = { process: string; hosts?: string[] } | { namespace: string; pod: string } | { hosts: string[] };
 
 /** Suggested thresholds of `check`: limits the fleet meets today, so a first CI run passes and a regression fails. */
 export interface ProposedThresholds {
@@ -37,7 +37,7 @@ const REGEX_SPECIAL = /[.*+?^${}()|[\]\\]/g;
 
 /** Kind by name, first matching row wins: serving stacks, then training, then notebooks; anything else is batch. */
 const KIND_RULES: readonly { pattern: RegExp; kind: WorkloadKind }[] = [
-  { pattern: /vllm|tritonserver|text-generation|text_generation_server|sglang|torchserve|llama-server|ollama/i, kind: 'inference' },
+  { pattern: /vllm|tritonserver|text-generation|text_generation_server|sglang|torchserve|llama-server|ollama|inference|serving/i, kind: 'inference' },
   { pattern: /train|finetune|fine-tune|fine_tune/i, kind: 'training' },
   { pattern: /ipykernel|jupyter|notebook/i, kind: 'interactive' },
 ];
@@ -127,6 +127,18 @@ function podGroups(pods: readonly KubernetesPodEntry[], coveredGpus: ReadonlySet
   return groups;
 }
 
+/**
+ * Pod rules claim the devices dcgm-exporter labelled with the pod. A pod found only through
+ * its node (the one GPU pod there, holding every GPU) has no such label: its node's hosts
+ * rule claims the same GPUs. A controller's pods are `<controller>-<suffix>`; a bare pod is
+ * matched by its exact name.
+ */
+function podMatch(pods: readonly KubernetesPodEntry[], hosts: string[]): ProposedMatch {
+  const first = pods[0]!;
+  if (pods.every((pod) => pod.gpuMatch === 'node') && hosts.length > 0) return { hosts };
+  return { namespace: first.namespace, pod: first.workloadName === null ? first.name : `${first.workloadName}-*` };
+}
+
 /** A Job runs to completion: batch, unless its names say training. */
 function podKind(controllerKind: string | null, names: string): WorkloadKind {
   const byName = suggestKind(names);
@@ -152,15 +164,14 @@ export function proposeWorkloads(report: Report): WorkloadProposal[] {
   const hostOf = new Map(report.gpus.map((gpu) => [gpu.id, gpu.host]));
   for (const [key, pods] of podGroups(report.kubernetes?.pods ?? [], covered)) {
     const first = pods[0]!;
-    // A controller's pods are `<controller>-<hash>...`; a bare pod is matched by its exact name.
-    const pod = first.workloadName === null ? first.name : `${first.workloadName}-*`;
     const names = [first.workloadName ?? first.name, ...first.containers.map((container) => container.name)].join(' ');
     const gpus = pods.flatMap((entry) => entry.gpus);
+    const hosts = sortedUnique(gpus.map((id) => hostOf.get(id)).filter((host) => host !== undefined));
     proposals.push({
       name: workloadName(first.workloadName ?? first.name, taken),
       kind: podKind(first.workloadKind, names),
-      match: { namespace: first.namespace, pod },
-      hosts: sortedUnique(gpus.map((id) => hostOf.get(id)).filter((host) => host !== undefined)),
+      match: podMatch(pods, hosts),
+      hosts,
       gpus,
       example: key,
     });

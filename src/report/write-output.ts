@@ -49,14 +49,20 @@ async function existingMode(target: string): Promise<number | undefined> {
   }
 }
 
+export interface AtomicWriteHooks {
+  /** Told the temporary file's path before it is created, so a signal handler can remove it if the process is stopped mid-write. */
+  onTemporary?: (temporary: string) => void;
+}
+
 /**
  * Writes `data` (UTF-8) to `target` atomically. On any failure the temporary file is
  * removed, the target is left as it was, and an InputError names the path and the reason.
  */
-export async function writeFileAtomic(target: string, data: string): Promise<void> {
+export async function writeFileAtomic(target: string, data: string, hooks: AtomicWriteHooks = {}): Promise<void> {
   const destination = await resolveTarget(target);
   const temporary = path.join(path.dirname(destination), `.${path.basename(destination)}.${randomBytes(6).toString('hex')}.tmp`);
   let handle: FileHandle | undefined;
+  hooks.onTemporary?.(temporary);
   try {
     const mode = await existingMode(destination);
     // `wx`: never follow or reuse something already at the temporary name.

@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../model/errors.js';
+import { isValidTimeZone } from './timestamps.js';
 
 export const BUNDLE_MANIFEST_FILE = 'manifest.json';
 export const BUNDLE_SCHEMA_VERSION = 1;
@@ -90,6 +91,7 @@ export async function readBundleManifest(directory: string): Promise<BundleManif
     throw new InputError(`not a valid gpu-audit bundle manifest (${where})`, { file });
   }
   const manifest: BundleManifest = parsed.data;
+  if (!isValidTimeZone(manifest.timezone)) throw new InputError(`the manifest's timezone ${JSON.stringify(manifest.timezone)} is not an IANA zone this runtime knows`, { file });
   return manifest;
 }
 

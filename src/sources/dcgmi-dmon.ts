@@ -129,8 +129,14 @@ export const dcgmiDmon: SourceParser = {
         skipEntity(kind, lineNumber, skippedEntityKinds, warn);
         return;
       }
+      const index = Number(entity[2]);
+      // A damaged id (`GPU 18446744073709551616`) is no device index (fuzz regression fixture).
+      if (!Number.isSafeInteger(index)) {
+        warn(`line ${lineNumber}`, `skipped ${quote(line)}: GPU id ${entity[2]!} is not a device index`);
+        return;
+      }
       rows += 1;
-      const ref = refOf(Number(entity[2]));
+      const ref = refOf(index);
       const readings = readRow(cellsOf(line, entity[0].length, layout), layout, lineNumber, warn);
       const sample: GpuSample = { ref };
       if (fillSample(sample, readings)) sink.sample(sample);

@@ -14,6 +14,7 @@ import { emitOutput } from '../output.js';
 import { demoConfigFile, demoFleetFiles } from '../paths.js';
 import { startProgress } from '../progress.js';
 import { snapshotThisMachine } from '../live.js';
+import { bundleTimeZone } from '../../sources/collect-bundle.js';
 
 export interface AuditCommandOptions {
   format: OutputFormat;
@@ -148,6 +149,11 @@ export async function buildAuditOptions(
     auditOptions.inputs = ['-'];
     auditOptions.stdin = Readable.from([snapshot]);
     auditOptions.host = options.host ?? hostname();
+  }
+  // A `gpu-audit collect` bundle records the zone its nvidia-smi printed times in; --timezone and gpu-audit.yaml still win.
+  if (!timezoneGiven && options.prometheus === undefined && options.demo !== true) {
+    const zone = await bundleTimeZone(auditOptions.inputs);
+    if (zone !== undefined) auditOptions.timeZone = zone;
   }
   const loaded = options.skipConfig === true
     ? undefined

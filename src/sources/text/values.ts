@@ -54,7 +54,8 @@ export function parseDecimal(text: string): number {
 /** A non-negative whole number (index, pid), or NaN. */
 export function parseCount(text: string): number {
   const value = parseDecimal(text);
-  return Number.isInteger(value) && value >= 0 ? value : Number.NaN;
+  // Past 2^53 a count is no longer exact (a damaged pid, `99999999999999999999999`): not a count (fuzz regression fixture).
+  return Number.isSafeInteger(value) && value >= 0 ? value : Number.NaN;
 }
 
 /**

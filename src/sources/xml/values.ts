@@ -67,6 +67,8 @@ export function readQuantity(text: string | undefined, quantity: Quantity): Read
   if (!Number.isFinite(number)) return { kind: 'invalid', reason: `${JSON.stringify(trimmed)} is not a finite number` };
   if (number < 0) return { kind: 'invalid', reason: `${JSON.stringify(trimmed)} is negative` };
   if (quantity.whole && !Number.isInteger(number)) return { kind: 'invalid', reason: `${JSON.stringify(trimmed)} is not a whole number` };
+  // Past 2^53 a pid or an index is no longer exact (fuzz regression fixture).
+  if (quantity.whole && !Number.isSafeInteger(number)) return { kind: 'invalid', reason: `${JSON.stringify(trimmed)} is too large for a count` };
   return { kind: 'value', value: number * factor };
 }
 
