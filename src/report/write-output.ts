@@ -76,7 +76,7 @@ export async function writeFileAtomic(target: string, data: string, hooks: Atomi
   } catch (error) {
     await handle?.close().catch(() => undefined);
     await rm(temporary, { force: true }).catch(() => undefined);
-    throw new InputError(`cannot write the report: ${describeFailure(error)}`, { file: target, cause: error });
+    throw new InputError(`cannot write this file: ${describeFailure(error)}`, { file: target, cause: error });
   }
   await syncDirectory(path.dirname(destination));
 }

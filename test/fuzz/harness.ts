@@ -21,7 +21,7 @@ import { corpusFiles, repoRoot } from '../helpers/corpus.js';
 /** Fixed, so `npm test` is reproducible; FUZZ_SEED explores elsewhere (`npm run fuzz`). */
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20_261_129);
 /** Runs per reader in `npm test`; `npm run fuzz` sets FUZZ_RUNS for long runs. */
-export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 100);
 /** Wall-clock bound of one reader run on one mutated file (the seeds are at most tens of KiB). */
 export const RUN_TIME_BOUND_MS = 5_000;
 /** Heap growth allowed over a whole property (hundreds of runs): a leak or a blow-up shows far above it. */

@@ -115,6 +115,22 @@ describe('grouping by GPU model', () => {
     }), { numRuns: 200 });
   });
 
+  it('sets closed groups aside without changing any group (MPS- and time-slicing-shaped rules)', () => {
+    // MPS shape: summed p95 compute <= 80 %; a group already over 80 % takes nobody (p95 >= 0).
+    const computeAdmit: Admission = (members, candidate) => [...members, candidate].reduce((sum, member) => sum + member.compute.p95Pct!, 0) <= 80;
+    const computeClosed = (members: readonly DemandUnit[]): boolean => members.reduce((sum, member) => sum + member.compute.p95Pct!, 0) > 80;
+    // Time-slicing shape: summed VRAM within the GPU; over the largest GPU of the pool takes nobody.
+    const memoryClosed = (members: readonly DemandUnit[]): boolean => members.reduce((sum, member) => sum + member.vram.requiredMiB!, 0) > 81920;
+    const withCompute = fc.tuple(unitsArbitrary, fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 60, maxLength: 60 }))
+      .map(([units, p95s]) => units.map((member, index) => ({ ...member, compute: { ...member.compute, p95Pct: p95s[index]! } })));
+    fc.assert(fc.property(withCompute, fc.boolean(), (units, allowCrossTenant) => {
+      expect(groupUnits(units, computeAdmit, allowCrossTenant, computeClosed).map((group) => ids(group.members)))
+        .toEqual(groupByScan(units, computeAdmit, allowCrossTenant).map(ids));
+      expect(groupUnits(units, fitsMemory, allowCrossTenant, memoryClosed).map((group) => ids(group.members)))
+        .toEqual(groupByScan(units, fitsMemory, allowCrossTenant).map(ids));
+    }), { numRuns: 200 });
+  });
+
   it('finds the tenant-blocked pairs every pair scan finds, in the same order', () => {
     fc.assert(fc.property(unitsArbitrary, (units) => {
       expect(tenantBlockedPairs(units, fitsMemory).map(([left, right]) => [left.id, right.id]))

@@ -86,14 +86,14 @@ describe('writeFileAtomic', () => {
     const target = path.join(directory, 'missing', 'report.json');
     const error = await failure(writeFileAtomic(target, 'x'));
     expect(error.file).toBe(target);
-    expect(error.describe()).toBe(`${target}: cannot write the report: the directory does not exist (ENOENT)`);
+    expect(error.describe()).toBe(`${target}: cannot write this file: the directory does not exist (ENOENT)`);
   });
 
   it('names the path when a parent is a file', async () => {
     await writeFile(path.join(directory, 'plain-file'), 'keep me');
     const target = path.join(directory, 'plain-file', 'report.json');
     const error = await failure(writeFileAtomic(target, 'x'));
-    expect(error.describe()).toBe(`${target}: cannot write the report: a parent of the path is not a directory (ENOTDIR)`);
+    expect(error.describe()).toBe(`${target}: cannot write this file: a parent of the path is not a directory (ENOTDIR)`);
     expect(await readFile(path.join(directory, 'plain-file'), 'utf8')).toBe('keep me');
     expect(await leftovers(directory)).toEqual([]);
   });
@@ -107,7 +107,7 @@ describe('writeFileAtomic', () => {
     expect(error.file).toBe(target);
     // POSIX rename() refuses to put a file over a directory with EISDIR (Windows says EPERM).
     const reason = process.platform === 'win32' ? 'operation not permitted (EPERM)' : 'the path is a directory (EISDIR)';
-    expect(error.describe()).toBe(`${target}: cannot write the report: ${reason}`);
+    expect(error.describe()).toBe(`${target}: cannot write this file: ${reason}`);
     expect(await leftovers(directory)).toEqual([]);
     expect(await readFile(path.join(target, 'inside.txt'), 'utf8')).toBe('untouched');
   });
@@ -118,7 +118,7 @@ describe('writeFileAtomic', () => {
     await writeFile(target, 'old');
     await chmod(directory, 0o500);
     const error = await failure(writeFileAtomic(target, 'new'));
-    expect(error.describe()).toBe(`${target}: cannot write the report: permission denied (EACCES)`);
+    expect(error.describe()).toBe(`${target}: cannot write this file: permission denied (EACCES)`);
     expect(await readFile(target, 'utf8')).toBe('old');
     expect(await leftovers(directory)).toEqual([]);
   });

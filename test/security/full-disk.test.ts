@@ -9,9 +9,10 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import type * as FsPromises from 'node:fs/promises';
 
 vi.mock('node:fs/promises', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  const actual = await importOriginal<typeof FsPromises>();
   return {
     ...actual,
     open: async (...args: Parameters<typeof actual.open>) => {
@@ -43,7 +44,7 @@ describe('-o FILE on a full disk', () => {
     writeFileSync(file, '{"previous": true}\n');
     const failure = await writeFileAtomic(file, JSON.stringify({ big: 'x'.repeat(100_000) })).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(InputError);
-    expect((failure as InstanceType<typeof InputError>).describe()).toBe(`${file}: cannot write the report: no space left on the device (ENOSPC)`);
+    expect((failure as InstanceType<typeof InputError>).describe()).toBe(`${file}: cannot write this file: no space left on the device (ENOSPC)`);
     expect(readFileSync(file, 'utf8')).toBe('{"previous": true}\n');
     expect(readdirSync(dir)).toEqual(['report.json']);
   });

@@ -76,7 +76,7 @@ export async function runCollectCommand(options: CollectCommandOptions, io: CliI
   progress.update(`sampling: starting (Ctrl-C to stop early and keep the samples)`);
   const onSample = (state: CollectProgress): void => {
     const failed = state.failed > 0 ? `, ${state.failed} failed` : '';
-    progress.update(`sampling ${directory}: ${state.kept} samples${failed}, ${clock(state.elapsedSeconds)} of ${total} (Ctrl-C to stop early)`);
+    progress.update(`sampling ${directory}: ${state.kept} sample${state.kept === 1 ? '' : 's'}${failed}, ${clock(state.elapsedSeconds)} of ${total} (Ctrl-C to stop early)`);
   };
   try {
     const { manifest } = await collect({

@@ -13,6 +13,14 @@ export interface ShareGroup {
 
 export type Admission = (members: readonly DemandUnit[], candidate: DemandUnit) => boolean;
 
+/**
+ * Whether a group can take no further unit of the pool whatever it is (e.g. its members alone
+ * exceed a limit no unit can bring them back under). Such groups are set aside so that later
+ * units are not tested against them: it must only say true where the admission would refuse
+ * every unit of the pool, so the groups come out as without it.
+ */
+export type Closed = (members: readonly DemandUnit[]) => boolean;
+
 export function tenantsConflict(members: readonly DemandUnit[], candidate: DemandUnit): boolean {
   if (candidate.tenant === null) return false;
   return members.some((member) => member.tenant !== null && member.tenant !== candidate.tenant);
@@ -23,24 +31,29 @@ export function shareable(unit: DemandUnit): boolean {
   return unit.migProfile === null && unit.gpuCount === 1 && unit.hourlyUsdPerGpu !== null && unit.vram.requiredMiB !== null && unit.compute.busyFraction !== 0;
 }
 
-export function groupUnits(units: readonly DemandUnit[], admit: Admission, allowCrossTenant: boolean): ShareGroup[] {
+export function groupUnits(units: readonly DemandUnit[], admit: Admission, allowCrossTenant: boolean, closed: Closed = () => false): ShareGroup[] {
   const ordered = [...units].sort((a, b) => (b.vram.requiredMiB ?? 0) - (a.vram.requiredMiB ?? 0) || a.id.localeCompare(b.id));
   const groups: ShareGroup[] = [];
-  // Groups of other GPU models never take a unit: each unit is tried against its model's groups
-  // only, in creation order, which is the order a scan of all groups would meet them in.
-  const groupsByModel = new Map<string, ShareGroup[]>();
+  // Groups of other GPU models never take a unit, nor do closed groups: each unit is tried
+  // against its model's open groups only, in creation order, which is the order a scan of all
+  // groups would meet them in.
+  const openByModel = new Map<string, ShareGroup[]>();
   for (const unit of ordered) {
-    let sameModel = groupsByModel.get(unit.modelKey);
-    if (sameModel === undefined) {
-      sameModel = [];
-      groupsByModel.set(unit.modelKey, sameModel);
+    let open = openByModel.get(unit.modelKey);
+    if (open === undefined) {
+      open = [];
+      openByModel.set(unit.modelKey, open);
     }
-    const group = sameModel.find((candidate) => (allowCrossTenant || !tenantsConflict(candidate.members, unit)) && admit(candidate.members, unit));
+    const position = open.findIndex((candidate) => (allowCrossTenant || !tenantsConflict(candidate.members, unit)) && admit(candidate.members, unit));
+    const group = open[position];
     if (group === undefined) {
       const created = { modelKey: unit.modelKey, members: [unit] };
       groups.push(created);
-      sameModel.push(created);
-    } else group.members.push(unit);
+      if (!closed(created.members)) open.push(created);
+    } else {
+      group.members.push(unit);
+      if (closed(group.members)) open.splice(position, 1);
+    }
   }
   return groups.filter((group) => group.members.length > 1);
 }

@@ -16,7 +16,7 @@ import { gpuName } from '../candidates.js';
 import { confidenceOf, weaknessesOf } from '../confidence.js';
 import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
 import { money, round2 } from '../units.js';
-import { groupUnits, hostsRisk, ISOLATION_RISK, preallocationRisk, shareable, tenantBlockedPairs, tenantsOf, UNKNOWN_TENANT_RISK, type Admission } from './grouping.js';
+import { groupUnits, hostsRisk, ISOLATION_RISK, preallocationRisk, shareable, tenantBlockedPairs, tenantsOf, UNKNOWN_TENANT_RISK, type Admission, type Closed } from './grouping.js';
 
 function admission(limitPct: number): Admission {
   return (members, candidate) => {
@@ -28,6 +28,16 @@ function admission(limitPct: number): Admission {
     const compute = all.reduce((sum, unit) => sum + (unit.compute.p95Pct ?? Infinity), 0);
     return compute <= limitPct;
   };
+}
+
+/**
+ * A group whose summed p95 compute is over the limit takes no further client: compute figures
+ * are never negative, so adding one cannot bring the sum back under (checked on the pool, as
+ * the closed-group rule of groupUnits requires).
+ */
+function closedGroups(pool: readonly DemandUnit[], limitPct: number): Closed {
+  if (!pool.every((unit) => unit.compute.p95Pct !== null && unit.compute.p95Pct >= 0)) return () => false;
+  return (members) => members.reduce((sum, unit) => sum + unit.compute.p95Pct!, 0) > limitPct;
 }
 
 function eligible(unit: DemandUnit): boolean {
@@ -76,7 +86,7 @@ export function mps(units: readonly DemandUnit[], options: RecommendOptions): St
       });
     }
   }
-  for (const group of groupUnits(pool, admit, options.allowCrossTenantSharing)) {
+  for (const group of groupUnits(pool, admit, options.allowCrossTenantSharing, closedGroups(pool, options.mpsComputeLimitPct))) {
     result.recommendations.push(recommendationFor(group.members, options));
   }
   return result;

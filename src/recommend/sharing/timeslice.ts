@@ -14,7 +14,7 @@ import { gpuName } from '../candidates.js';
 import { confidenceOf, weaknessesOf } from '../confidence.js';
 import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
 import { money, percent, round2 } from '../units.js';
-import { groupUnits, hostsRisk, ISOLATION_RISK, shareable, tenantBlockedPairs, tenantsOf, UNKNOWN_TENANT_RISK, type Admission } from './grouping.js';
+import { groupUnits, hostsRisk, ISOLATION_RISK, shareable, tenantBlockedPairs, tenantsOf, UNKNOWN_TENANT_RISK, type Admission, type Closed } from './grouping.js';
 
 export interface Overlap {
   observedHours: number;
@@ -44,6 +44,16 @@ function admission(options: RecommendOptions): Admission {
   };
 }
 
+/**
+ * A group whose summed required VRAM exceeds every GPU of the pool takes no further unit: the
+ * memory rule is checked first, and required VRAM is never negative.
+ */
+function closedGroups(pool: readonly DemandUnit[]): Closed {
+  if (!pool.every((unit) => unit.vram.requiredMiB !== null && unit.vram.requiredMiB >= 0)) return () => false;
+  const largestTotal = pool.reduce((largest, unit) => Math.max(largest, unit.memoryTotalMiB ?? -Infinity), -Infinity);
+  return (members) => members.reduce((sum, unit) => sum + unit.vram.requiredMiB!, 0) > largestTotal;
+}
+
 export function timeSlicingConfig(replicas: number): string {
   const plugin = { version: 'v1', sharing: { timeSlicing: { resources: [{ name: 'nvidia.com/gpu', replicas }] } } };
   return `# NVIDIA k8s-device-plugin config: one GPU advertised as ${replicas} time-sliced replicas\n${stringify(plugin)}`;
@@ -67,7 +77,7 @@ export function timeSlicing(units: readonly DemandUnit[], options: RecommendOpti
       });
     }
   }
-  for (const group of groupUnits(withProfile, admit, options.allowCrossTenantSharing)) {
+  for (const group of groupUnits(withProfile, admit, options.allowCrossTenantSharing, closedGroups(withProfile))) {
     result.recommendations.push(recommendationFor(group.members, options));
   }
   return result;
