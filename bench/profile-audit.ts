@@ -1,6 +1,6 @@
 /**
  * Profiles one audit of a large dcgm-exporter scrape: generates the fleet's single scrape with
- * the benchmark generator (once per size, into bench/.data/), runs `gpu-audit audit --format
+ * the benchmark generator (once per size, into bench/.data/, shared with `npm run bench`), runs `gpu-audit audit --format
  * json` on it under `node --cpu-prof`, and prints wall time, peak RSS and where the CPU time
  * went (self time per function, then inclusive time of the project's own functions).
  *
@@ -14,8 +14,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { writeDcgmFederation } from './generate/dcgm-exposition.js';
-import { generateOnce } from './generate/writer.js';
+import { benchInputs, ensureInput } from './generate/inputs.js';
 import { measure } from './measure.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,8 +37,12 @@ const { values } = parseArgs({ options: { gpus: { type: 'string', default: '1000
 const gpuCount = Number(values.gpus);
 if (!Number.isInteger(gpuCount) || gpuCount < 1) throw new Error(`--gpus must be a whole number >= 1, got ${values.gpus}`);
 
-const input = path.join(dataDir, `dcgm-${gpuCount}gpu-scrape.prom`);
-const generated = generateOnce(input, { generator: 'dcgm-exposition', version: 1, gpuCount }, (out) => writeDcgmFederation(out, { gpuCount }));
+// The benchmark's own single-scrape input at the scale that gives this many GPUs (10,000 x scale),
+// so a file `npm run bench` made is reused, and the other way round.
+if (gpuCount < 8) throw new Error('--gpus must be at least 8 (one host)');
+const benchInput = benchInputs(gpuCount / 10_000).find((candidate) => candidate.id === 'dcgm-scrape')!;
+const generated = ensureInput(benchInput, dataDir);
+const input = generated.file;
 console.log(`${input}: ${(generated.marker.bytes / 1e6).toFixed(1)} MB${generated.reused ? ' (reused)' : ''}`);
 
 const profileDir = path.join(dataDir, 'profiles', `${gpuCount}gpu-${new Date().toISOString().replaceAll(':', '-')}`);

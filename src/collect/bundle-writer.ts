@@ -72,6 +72,15 @@ export class BundleWriter {
 
   /** Appends one sample; the XML is synced so the document survives a crash right after. */
   async append(timestamp: string, document: string, procStat: ProcStat | undefined, processes: readonly TreeProcess[]): Promise<void> {
+    try {
+      await this.appendUnchecked(timestamp, document, procStat, processes);
+    } catch (error) {
+      // Disk full, directory removed under us: the samples written so far stay readable.
+      throw new InputError(`cannot write the bundle (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { file: this.directory, cause: error });
+    }
+  }
+
+  private async appendUnchecked(timestamp: string, document: string, procStat: ProcStat | undefined, processes: readonly TreeProcess[]): Promise<void> {
     await this.xml.write(document.endsWith('\n') ? document : `${document}\n`);
     await this.xml.datasync();
     if (this.procStat !== undefined && procStat !== undefined) {

@@ -59,6 +59,8 @@ export async function collect(options: CollectOptions): Promise<CollectResult> {
   // nvidia-smi leaves no empty bundle behind. It is not cancelled, so a bundle that
   // exists always holds at least one document.
   const startMs = now();
+  // Asked alongside the first snapshot so that it cannot push the second one off its slot.
+  const ticks = clockTicksPerSecond();
   const firstDocument = await snapshot();
   const firstProcStat = await readProcStat(procRoot);
   const facts = snapshotFacts(firstDocument);
@@ -76,7 +78,7 @@ export async function collect(options: CollectOptions): Promise<CollectResult> {
     stoppedBy: 'running',
     intervalSeconds: options.intervalSeconds,
     durationSeconds: options.durationSeconds,
-    clockTicksPerSecond: firstProcStat === undefined ? DEFAULT_CLOCK_TICKS : await clockTicksPerSecond(),
+    clockTicksPerSecond: firstProcStat === undefined ? DEFAULT_CLOCK_TICKS : await ticks,
     cpuCount: firstProcStat?.cpuCount ?? 1,
     nvidiaSmi: { driverVersion: facts.driverVersion, cudaVersion: facts.cudaVersion },
     samples: { kept: 0, failed: 0, lastError: null },
@@ -113,10 +115,9 @@ export async function collect(options: CollectOptions): Promise<CollectResult> {
       }
       slot += 1;
       const sampleMs = now();
+      let document: string;
       try {
-        const document = await snapshot(signal);
-        await record(sampleMs, document, await readProcStat(procRoot));
-        report();
+        document = await snapshot(signal);
       } catch (error) {
         // Ctrl-C on a terminal signals nvidia-smi too: its death can be seen before our own
         // handler has run, so give a pending signal a moment before calling it a failure.
@@ -127,7 +128,11 @@ export async function collect(options: CollectOptions): Promise<CollectResult> {
         manifest.samples.failed += 1;
         manifest.samples.lastError = error.message;
         report(error.message);
+        continue;
       }
+      // Not cancelled by the signal: a sample taken is written in full.
+      await record(sampleMs, document, await readProcStat(procRoot));
+      report();
     }
   } finally {
     await writer.close();

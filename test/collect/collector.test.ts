@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collect, snapshotFacts, type SnapshotTaker } from '../../src/collect/index.js';
 import { PROCESSES_HEADER, PROC_STAT_HEADER } from '../../src/collect/bundle-writer.js';
+import { SnapshotCanceled } from '../../src/collect/nvidia-smi.js';
 import { InputError } from '../../src/model/errors.js';
 import { readBundleManifest } from '../../src/sources/collect-bundle.js';
 import { hostForInput, resolveInputs } from '../../src/sources/index.js';
@@ -118,6 +119,22 @@ describe('collect', () => {
       },
     });
     expect(result.manifest.samples).toEqual({ kept: 2, failed: 1, lastError: 'nvidia-smi failed: Command failed with exit code 9' });
+  });
+
+  it('drops a snapshot still in flight when stopped, and keeps the ones taken', async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    // The second snapshot hangs until the signal cancels it, as execa's cancelSignal does to nvidia-smi.
+    const hanging: SnapshotTaker = async (signal) => {
+      calls += 1;
+      if (calls === 1) return T4;
+      setTimeout(() => controller.abort(), 20);
+      return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new SnapshotCanceled())));
+    };
+    const directory = path.join(root, 'inflight');
+    const result = await collect({ ...base(directory), durationSeconds: 60, intervalSeconds: 0.05, snapshot: hanging, signal: controller.signal });
+    expect(result.manifest).toMatchObject({ complete: true, stoppedBy: 'signal', samples: { kept: 1, failed: 0 } });
+    expect(readFileSync(path.join(directory, 'nvidia-smi.xml'), 'utf8').match(/<nvidia_smi_log>/g)).toHaveLength(1);
   });
 
   it('never writes into a directory that already holds files', async () => {

@@ -3,16 +3,23 @@
  * (test/fuzz/mutations.ts), answers within RUN_TIME_BOUND_MS with a valid report or an
  * InputError naming the file (test/fuzz/harness.ts), and a few hundred runs do not grow the
  * heap past HEAP_GROWTH_BOUND_BYTES. Seeded, so `npm test` is reproducible; `npm run fuzz`
- * runs many more (FUZZ_RUNS, FUZZ_SEED). A failure prints the file that reproduces it: keep
- * it in test/fixtures/fuzz-regressions/ (see regressions.test.ts).
+ * runs many more (FUZZ_RUNS, FUZZ_SEED). A failure prints the damaged input and its recipe: keep
+ * the recipe in test/fixtures/fuzz-regressions/ (see regressions.test.ts).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { corpusRoot, repoRoot } from '../helpers/corpus.js';
 import { FUZZ_RUNS, FUZZ_SEED, FUZZ_TARGETS, HEAP_GROWTH_BOUND_BYTES, outcomeProblem } from './harness.js';
 import { applyMutations, mutationsArbitrary } from './mutations.js';
+
+/** The seed as a recipe names it: relative to the corpus, or `repo:` and relative to the project. */
+function seedName(file: string): string {
+  const inCorpus = path.relative(corpusRoot, file);
+  return inCorpus.startsWith('..') ? `repo:${path.relative(repoRoot, file)}` : inCorpus;
+}
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-fuzz-'));
 const failuresDir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-fuzz-failures-'));
@@ -37,7 +44,8 @@ describe.each(FUZZ_TARGETS)('$name reader on mutated inputs', (target) => {
         if (problem !== undefined) {
           const kept = path.join(failuresDir, `${target.name}--${path.basename(file)}`);
           writeFileSync(kept, bytes);
-          throw new Error(`${problem}\nreproduce with: ${kept} (seed ${path.basename(seed.file)}, mutations ${JSON.stringify(mutations)})`);
+          const recipe = { target: target.name, seed: seedName(seed.file), found: problem.split('\n')[0], mutations };
+          throw new Error(`${problem}\ninput kept at ${kept}\nregression recipe for test/fixtures/fuzz-regressions/${target.name}--<what>.json:\n${JSON.stringify(recipe)}`);
         }
       }),
       { seed: FUZZ_SEED, numRuns: FUZZ_RUNS, endOnFailure: true },

@@ -4,6 +4,8 @@
  * values, process names, input paths, GPU UUIDs) must be absent from every format, while
  * the figures and the cross-references (parentId, finding targets, workload GPUs) still hold.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAudit } from '../../src/audit.js';
@@ -152,4 +154,17 @@ describe('--redact on the command line', () => {
     expect(run.stdout).toMatch(/host-[0-9a-f]{8}/);
     for (const host of ['train-h100-01', 'infer-h200-01', 'mig-a100-01', 'notebook-a10g-01']) expect(run.stdout).not.toContain(host);
   });
+
+  it('check --redact compares GPU by GPU against a baseline saved with or without --redact', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-redact-'));
+    const plain = path.join(dir, 'plain.json');
+    const redacted = path.join(dir, 'redacted.json');
+    expect(runBuiltCli(['audit', '--demo', '--format', 'json', '-o', plain]).status).toBe(0);
+    expect(runBuiltCli(['audit', '--demo', '--redact', '--format', 'json', '-o', redacted]).status).toBe(0);
+    for (const baseline of [plain, redacted]) {
+      const run = runBuiltCli(['check', '--demo', '--redact', '--baseline', baseline, '--format', 'markdown', '--quiet']);
+      expect(run.status, run.stdout + run.stderr).toBe(0); // same fleet, same figures: no regression
+      expect(run.stdout).not.toContain('train-h100-01');
+    }
+  }, 60_000);
 });
