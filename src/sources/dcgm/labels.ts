@@ -100,7 +100,10 @@ function nonEmpty(labels: SeriesLabels, name: string): string | undefined {
 const WHOLE_NUMBER = /^\d+$/;
 
 function wholeNumber(text: string | undefined): number | undefined {
-  return text !== undefined && WHOLE_NUMBER.test(text) ? Number(text) : undefined;
+  if (text === undefined || !WHOLE_NUMBER.test(text)) return undefined;
+  const value = Number(text);
+  // `gpu="18446744073709551616"` is past 2^53, no exact index: as if absent (fuzz regression fixture).
+  return Number.isSafeInteger(value) ? value : undefined;
 }
 
 function readPod(labels: SeriesLabels): { pod?: PodLabels; targetPodLabelsIgnored: boolean } {
