@@ -23,7 +23,8 @@ import { AZURE_FAULT_REPLIES, azureHandlers } from '../replay/azure-service.js';
 import { ReplayServer } from '../replay/server.js';
 import { awsScenario, azureScenario } from '../replay/scenarios.js';
 import { localhostCertificate } from '../replay/tls.js';
-import { repoRoot } from '../helpers/corpus.js';
+import { corpusPath, repoRoot } from '../helpers/corpus.js';
+import { runAudit } from '../../src/audit.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-000000000000';
 const NOW = new Date('2026-11-30T08:00:00Z');
@@ -111,6 +112,9 @@ describe('catalog refresh --aws', () => {
     vi.stubEnv('GPU_AUDIT_CACHE_DIR', cacheDir);
     const before = await loadCatalog();
     expect(before.origin).toBe('bundled');
+    const auditOf = async () =>
+      (await runAudit({ inputs: [corpusPath('nvidia-smi-xml', 'telegraf-tesla-t4.xml')], timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand' })).report.catalog;
+    expect(await auditOf()).toMatchObject({ source: 'bundled', name: 'bundled-2026-11-29', ageDays: null });
 
     const run = await refresh(['--aws', '--region', 'us-east-1']);
     expect(run.error).toBeUndefined();
@@ -123,6 +127,8 @@ describe('catalog refresh --aws', () => {
     expect(after).toMatchObject({ origin: 'cache', asOf: '2026-11-30', name: 'refreshed cache (aws 2026-11-30) + bundled-2026-11-29 (azure, gcp)' });
     expect(after.instances.filter((instance) => instance.provider === 'aws')).toHaveLength(72);
     expect(after.instances.find((instance) => instance.name === 'p5.48xlarge')?.prices.onDemand).toBe(55.04);
+    // The audit now names the refreshed cache as its catalog, with its date and age.
+    expect(await auditOf()).toMatchObject({ source: 'cache', asOf: '2026-11-30', name: 'refreshed cache (aws 2026-11-30) + bundled-2026-11-29 (azure, gcp)' });
     // Three days later the same cache says it is three days old.
     expect((await readNewestCache({ now: () => new Date('2026-12-03T09:00:00Z') }))?.ageDays).toBe(3);
   });
