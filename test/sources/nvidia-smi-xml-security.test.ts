@@ -77,3 +77,47 @@ describe('nvidia-smi XML: DTDs and entities are never loaded or expanded', () =>
     expect(sink.warnings[0]?.message).toMatch(/^the XML parser rejected the document: .*__proto__/);
   });
 });
+
+describe('nvidia-smi XML: oversized input is refused with bounded memory', () => {
+  /** A document whose <product_name> text never ends: 1 GiB of 'A' would follow, produced lazily. */
+  async function* hugeTextNode(megabytes: number): AsyncIterable<string> {
+    yield '<?xml version="1.0" ?>\n<nvidia_smi_log>\n\t<gpu id="00000000:01:00.0">\n\t\t<product_name>';
+    const mebibyte = 'A'.repeat(1024 * 1024);
+    for (let i = 0; i < megabytes; i += 1) yield mebibyte;
+    yield '</product_name>\n\t</gpu>\n</nvidia_smi_log>\n';
+  }
+
+  it('refuses a single 1 GiB text node at the document size limit, quickly and holding at most that much', async () => {
+    let consumed = 0;
+    async function* counted(): AsyncIterable<string> {
+      for await (const chunk of hugeTextNode(1024)) {
+        consumed += chunk.length;
+        yield chunk;
+      }
+    }
+    const heapBefore = process.memoryUsage().heapUsed;
+    const started = performance.now();
+    const failure = await nvidiaSmiXml.parse(counted(), CONTEXT, new RecordingSink()).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(Error);
+    expect(String((failure as Error).message)).toMatch(/limit|longer|too (long|large)/i);
+    // Past the limit the document is abandoned and the rest only scanned for the next `<?xml`:
+    // the whole gigabyte goes by in seconds while memory stays near the 64 Mi-character limit.
+    expect(consumed).toBeGreaterThanOrEqual(1024 * 1024 * 1024);
+    expect(performance.now() - started).toBeLessThan(20_000);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(512 * 1024 * 1024);
+  });
+
+  it('refuses nesting deeper than the limit without recursion trouble', async () => {
+    const depth = 100_000;
+    const text = `<?xml version="1.0" ?>\n<nvidia_smi_log>${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}</nvidia_smi_log>\n`;
+    const failure = await nvidiaSmiXml.parse(chunked(text, [4096]), CONTEXT, new RecordingSink()).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(Error);
+    expect(String((failure as Error).message)).toMatch(/nest|deep|level/i);
+  });
+});
