@@ -3,11 +3,17 @@
  * exit 2 for bad usage (before any request), exit 3 naming the URL for an unreachable server,
  * and never a credential in the output.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/program.js';
 import { freePort } from '../helpers/prometheus-server.js';
+import { localhostCertificate } from '../replay/tls.js';
 
 const CANARY = 'canary-5b0d2e77-do-not-print';
 
@@ -58,4 +64,68 @@ describe('audit --prometheus on the command line', () => {
     expect(run.status).toBe(2);
     expect(run.output).toContain('--prometheus: expected an http:// or https:// URL, not prometheus:');
   });
+});
+
+describe('audit --prometheus against a failing server', () => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+
+  async function listen(server: http.Server | https.Server): Promise<number> {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    close = () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+    return (server.address() as { port: number }).port;
+  }
+
+  it('gives up within the documented bound on a server that always answers 503 (exit 3)', async () => {
+    let requests = 0;
+    const port = await listen(http.createServer((_request, response) => {
+      requests += 1;
+      response.writeHead(503, { 'Content-Type': 'text/plain' });
+      response.end('upstream connect error');
+    }));
+    const started = Date.now();
+    const run = await cli(['audit', '--prometheus', `http://127.0.0.1:${port}`, '--since', '1h']);
+    const elapsedMs = Date.now() - started;
+    expect(run.status).toBe(3);
+    expect(run.output).toContain(`gpu-audit: http://127.0.0.1:${port}/api/v1/label/__name__/values (HTTP 503): no answer after 4 attempts: HTTP 503`);
+    expect(requests).toBe(4);
+    // README: at most 4 attempts and 0.5 + 1 + 2 = 3.5 s of backoff per request; the first
+    // request that gives up ends the audit. 10 s leaves room for a slow machine.
+    expect(elapsedMs).toBeLessThan(10_000);
+  }, 20_000);
+
+  it('exits 3 naming the endpoint and GPU_AUDIT_PROMETHEUS_CA_FILE when the certificate is not trusted, and runs with it', async () => {
+    const { key, cert } = localhostCertificate();
+    let requests = 0;
+    // Answers no series: past the TLS handshake the audit ends with exit 2 ("no dcgm-exporter GPU series").
+    const port = await listen(https.createServer({ key, cert }, (_request, response) => {
+      requests += 1;
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.end(JSON.stringify({ status: 'success', data: [] }));
+    }));
+    const url = `https://127.0.0.1:${port}`;
+    const untrusted = await cli(['audit', '--prometheus', url, '--since', '1h']);
+    expect(untrusted.status).toBe(3);
+    expect(untrusted.output).toContain(`gpu-audit: ${url}/api/v1/label/__name__/values: DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate; ` +
+      'the server\'s TLS certificate is not trusted: set GPU_AUDIT_PROMETHEUS_CA_FILE');
+    expect(requests).toBe(0);
+
+    const directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-ca-'));
+    try {
+      const caFile = path.join(directory, 'ca.pem');
+      writeFileSync(caFile, cert);
+      const trusted = await cli(['audit', '--prometheus', url, '--since', '1h'], { GPU_AUDIT_PROMETHEUS_CA_FILE: caFile });
+      expect(trusted.output).toContain('no dcgm-exporter GPU series');
+      expect(trusted.status).toBe(2);
+      expect(requests).toBe(1);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 20_000);
 });

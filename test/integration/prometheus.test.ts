@@ -260,7 +260,11 @@ describe('audit --prometheus against a real Prometheus holding the demo fleet', 
       expect(run.stderr).toMatch(/ 1 retries, /);
       const report = JSON.parse(run.stdout) as Report;
       expect(report.gpus).toHaveLength(22);
-      expect(report.sources[0]!.warnings).toEqual(['Prometheus: partial response: store 10.0.0.7:10901 unavailable']);
+      // Every answer carried the warning: the whole window is named.
+      expect(report.sources[0]!.warnings).toEqual([
+        'Prometheus: partial response: store 10.0.0.7:10901 unavailable (partial answers for 2026-11-01T23:00:00Z to 2026-11-03T03:00:00Z, ' +
+        'the whole window: figures may lack data from that part of the window)',
+      ]);
     });
   });
 });

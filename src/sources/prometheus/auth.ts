@@ -11,6 +11,7 @@
  * the URL. `displayUrl` is the URL as messages may show it: never with credentials.
  */
 import { readFileSync } from 'node:fs';
+import type { LookupFunction } from 'node:net';
 import { InputError } from '../../model/errors.js';
 
 export interface PrometheusConnection {
@@ -21,6 +22,8 @@ export interface PrometheusConnection {
   headers: Readonly<Record<string, string>>;
   /** PEM text of extra trusted CAs, for https. */
   ca?: string;
+  /** Host name resolution (node:dns lookup by default); tests inject a failing one instead of asking a DNS server. */
+  lookup?: LookupFunction;
 }
 
 export const PROMETHEUS_ENV = {

@@ -2,7 +2,8 @@
  * The Prometheus HTTP API as gpu-audit uses it: instant queries, range queries and label
  * values, with at most `concurrency` requests in flight, a deadline per request, and retries
  * with exponential backoff and full jitter on 429 (honouring Retry-After), 5xx and transport
- * failures (refused, reset, deadline). Other answers are final: a 4xx names a bad query, a
+ * failures (refused, reset, DNS, deadline, a body cut short); an untrusted TLS certificate is
+ * final at once. Other answers are final: a 4xx names a bad query, a
  * body that is not the API's JSON names a proxy or a server gpu-audit cannot read.
  *
  * Every request and byte is counted (`stats`) for the report's source entry and the
@@ -52,6 +53,13 @@ export interface TransferStats {
 }
 
 export type Labels = Readonly<Record<string, string>>;
+
+/** A server warning (partial data) on an answer, with the part of the window that answer covers. */
+export interface PartialAnswer {
+  warning: string;
+  fromMs: number;
+  toMs: number;
+}
 
 export interface InstantSample {
   labels: Labels;
@@ -112,6 +120,8 @@ export class PrometheusClient {
   readonly stats: TransferStats = { queries: 0, attempts: 0, retries: 0, wireBytes: 0, jsonBytes: 0 };
   /** Warnings the server attached to answers (partial data), each once. */
   readonly warnings = new Set<string>();
+  /** Every answer that carried a warning, with the time it covers: the report names what may be missing. */
+  readonly partialAnswers: PartialAnswer[] = [];
   private readonly options: ClientOptions;
   private readonly gate: Semaphore;
   private readonly cancel = new AbortController();
@@ -129,20 +139,23 @@ export class PrometheusClient {
     this.cancel.abort();
   }
 
-  /** `/api/v1/query` at `timeMs`; the expression must give an instant vector. */
-  async instant(expression: string, timeMs: number): Promise<InstantSample[]> {
-    const data = await this.call('/api/v1/query', { query: expression, time: String(timeMs / 1000) });
+  /**
+   * `/api/v1/query` at `timeMs`; the expression must give an instant vector. `coversFromMs`: the
+   * start of the samples it reads (`timeMs` minus its range), for naming a partial answer.
+   */
+  async instant(expression: string, timeMs: number, coversFromMs = timeMs): Promise<InstantSample[]> {
+    const data = await this.call('/api/v1/query', { query: expression, time: String(timeMs / 1000) }, 'POST', { fromMs: coversFromMs, toMs: timeMs });
     return this.resultOf(data, 'vector', '/api/v1/query').map((entry) => {
       const value = isObject(entry) && Array.isArray(entry.value) ? sampleValue(entry.value[1]) : Number.NaN;
       return { labels: labelsOf(isObject(entry) ? entry.metric : undefined), value };
     });
   }
 
-  /** `/api/v1/query_range` from `startMs` to `endMs` every `stepSeconds`. */
-  async range(expression: string, startMs: number, endMs: number, stepSeconds: number): Promise<RangeSeries[]> {
+  /** `/api/v1/query_range` from `startMs` to `endMs` every `stepSeconds`; `coversFromMs` as for instant(). */
+  async range(expression: string, startMs: number, endMs: number, stepSeconds: number, coversFromMs = startMs): Promise<RangeSeries[]> {
     const data = await this.call('/api/v1/query_range', {
       query: expression, start: String(startMs / 1000), end: String(endMs / 1000), step: String(stepSeconds),
-    });
+    }, 'POST', { fromMs: coversFromMs, toMs: endMs });
     return this.resultOf(data, 'matrix', '/api/v1/query_range').map((entry) => {
       const values = isObject(entry) && Array.isArray(entry.values) ? entry.values : [];
       const points: [number, number][] = [];
@@ -156,7 +169,7 @@ export class PrometheusClient {
   /** Values of `label` on series matching `match` in the window (`/api/v1/label/<name>/values`). */
   async labelValues(label: string, match: string, startMs: number, endMs: number): Promise<string[]> {
     const path = `/api/v1/label/${encodeURIComponent(label)}/values`;
-    const data = await this.call(path, { 'match[]': match, start: String(startMs / 1000), end: String(endMs / 1000) }, 'GET');
+    const data = await this.call(path, { 'match[]': match, start: String(startMs / 1000), end: String(endMs / 1000) }, 'GET', { fromMs: startMs, toMs: endMs });
     if (!Array.isArray(data)) throw this.malformed(path, 'data is not a list');
     return data.filter((value): value is string => typeof value === 'string');
   }
@@ -176,16 +189,16 @@ export class PrometheusClient {
     return data.result;
   }
 
-  private call(path: string, fields: Record<string, string>, method: 'GET' | 'POST' = 'POST'): Promise<unknown> {
+  private call(path: string, fields: Record<string, string>, method: 'GET' | 'POST', covers: Omit<PartialAnswer, 'warning'>): Promise<unknown> {
     return this.gate.run(async () => {
-      const data = await this.callWithRetries(method, path, new URLSearchParams(fields));
+      const data = await this.callWithRetries(method, path, new URLSearchParams(fields), covers);
       this.stats.queries += 1;
       this.options.onQueryDone?.(this.stats);
       return data;
     });
   }
 
-  private async callWithRetries(method: 'GET' | 'POST', path: string, form: URLSearchParams): Promise<unknown> {
+  private async callWithRetries(method: 'GET' | 'POST', path: string, form: URLSearchParams, covers: Omit<PartialAnswer, 'warning'>): Promise<unknown> {
     const { maxAttempts, backoffBaseMs, backoffMaxMs, retryAfterMaxMs } = this.options;
     const { signal } = this.cancel;
     const sleep = this.options.sleep ?? ((ms: number) => delay(ms, undefined, { signal }));
@@ -202,6 +215,7 @@ export class PrometheusClient {
       } catch (error) {
         if (signal.aborted) throw new UpstreamError('cancelled: another query failed', { endpoint: this.endpoint(path) });
         if (!(error instanceof TransportError)) throw error;
+        if (error.final) throw new UpstreamError(error.message, { endpoint: this.endpoint(path), cause: error });
         lastFailure = error.message;
         lastStatus = undefined;
         if (attempt < maxAttempts) await sleep(random() * Math.min(backoffMaxMs, backoffBaseMs * 2 ** (attempt - 1)));
@@ -219,7 +233,7 @@ export class PrometheusClient {
         }
         continue;
       }
-      return this.dataOf(path, answer);
+      return this.dataOf(path, answer, covers);
     }
     throw new UpstreamError(`no answer after ${maxAttempts} attempts: ${lastFailure}`, {
       endpoint: this.endpoint(path), ...(lastStatus === undefined ? {} : { status: lastStatus }),
@@ -237,7 +251,7 @@ export class PrometheusClient {
     return '';
   }
 
-  private dataOf(path: string, answer: HttpAnswer): unknown {
+  private dataOf(path: string, answer: HttpAnswer, covers: Omit<PartialAnswer, 'warning'>): unknown {
     let document: unknown;
     try {
       document = JSON.parse(answer.body);
@@ -246,7 +260,11 @@ export class PrometheusClient {
     }
     if (!isObject(document) || typeof document.status !== 'string') throw this.malformed(path, 'no "status"', answer.status);
     if (Array.isArray(document.warnings)) {
-      for (const warning of document.warnings) if (typeof warning === 'string') this.warnings.add(warning);
+      for (const warning of document.warnings) {
+        if (typeof warning !== 'string') continue;
+        this.warnings.add(warning);
+        this.partialAnswers.push({ warning, ...covers });
+      }
     }
     if (document.status !== 'success' || answer.status < 200 || answer.status >= 300) {
       const kind = typeof document.errorType === 'string' ? ` (${document.errorType})` : '';

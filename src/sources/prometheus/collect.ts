@@ -13,7 +13,7 @@ import type { DeviceRef } from '../../model/observations.js';
 import type { MemoryStats, PercentStats } from '../../model/report.js';
 import { readSeriesLabels } from '../dcgm/labels.js';
 import type { ReadingKey } from '../dcgm/fields.js';
-import type { Labels, PrometheusClient } from './client.js';
+import type { Labels, PartialAnswer, PrometheusClient } from './client.js';
 import {
   DEVICE_LABELS, FRAMEBUFFER_PART_READINGS, FRAMEBUFFER_TOTAL_READING, type MetricName, metricNamesOf,
   PUSH_DOWN_METRICS, type PushDownBasis, type PushDownMetric, type PushDownSignal, allMetricNames,
@@ -202,7 +202,7 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
       const idleBelow = metric.metric.basis === undefined ? undefined : options.idleThresholdPct / metric.scale;
       const query = signalChunkQuery({ selector: metric.selector, chunkSeconds, stepSeconds: window.stepSeconds, ...(idleBelow === undefined ? {} : { idleBelow }) });
       tasks.push(async () => {
-        for (const sample of await client.instant(query, chunk.endMs)) {
+        for (const sample of await client.instant(query, chunk.endMs, chunk.startMs)) {
           if (!finite(sample.value)) continue;
           const signal = totals.signal(sample.labels, metric.metric.signal);
           switch (sample.labels[AGGREGATE_LABEL]) {
@@ -218,7 +218,7 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
     }
     const deviceQuery = deviceChunkQuery({ anySelector, chunkSeconds, stepSeconds: window.stepSeconds, ...(memoryTotal === undefined ? {} : { memoryTotal }) });
     tasks.push(async () => {
-      for (const sample of await client.instant(deviceQuery, chunk.endMs)) {
+      for (const sample of await client.instant(deviceQuery, chunk.endMs, chunk.startMs)) {
         if (!finite(sample.value)) continue;
         const totalsOfDevice = device(sample.labels);
         switch (sample.labels[AGGREGATE_LABEL]) {
@@ -234,7 +234,7 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   for (const metric of present) {
     for (const quantile of metric.metric.quantiles) {
       tasks.push(async () => {
-        for (const sample of await client.instant(quantileQuery(metric.selector, quantile, windowSeconds), window.endMs)) {
+        for (const sample of await client.instant(quantileQuery(metric.selector, quantile, windowSeconds), window.endMs, window.startMs)) {
           if (finite(sample.value)) totals.signal(sample.labels, metric.metric.signal).quantiles.set(quantile, sample.value * metric.scale);
         }
       });
@@ -243,7 +243,7 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   const bucketTask = (grid: Grid, chunk: Chunk, query: string, target: (device: DeviceTotals) => Map<number, number>) => async (): Promise<void> => {
     // The point at t covers [t - bucket + 1 ms, t] (queries.ts): evaluated 1 ms before each
     // bucket ends, it is the bucket [b, b + bucket), so a sample on an edge counts once.
-    for (const series of await client.range(query, chunk.startMs + grid.bucketMs - 1, chunk.endMs - 1, grid.bucketMs / 1000)) {
+    for (const series of await client.range(query, chunk.startMs + grid.bucketMs - 1, chunk.endMs - 1, grid.bucketMs / 1000, chunk.startMs)) {
       const buckets = target(device(series.labels));
       for (const [seconds, value] of series.points) if (finite(value)) buckets.set(Math.round(seconds * 1000) + 1 - grid.bucketMs, value);
     }
@@ -260,13 +260,14 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   }
 
   options.onPlan?.(tasks.length + 1);
-  // The first failure ends the audit: the rest are cancelled rather than left to run out.
+  // The first failure ends the audit (exit 3): the rest are cancelled rather than left to run
+  // out, and no report presents the chunks that did answer as the whole window.
   await Promise.all(tasks.map((task) => task().catch((error: unknown) => {
     client.abort();
     throw error;
   })));
 
-  const warnings = [...client.warnings].map((warning) => `Prometheus: ${warning}`);
+  const warnings = partialWarnings(client.partialAnswers, window);
   const devices: CollectedDevice[] = [];
   for (const device of totals.all()) {
     const collected = toCollectedDevice(device, options, hours, timeline, warnings);
@@ -274,6 +275,36 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
     else if (collected.samples > 0) devices.push(collected);
   }
   return { devices, metrics: present.map((metric) => metric.name), warnings };
+}
+
+const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/**
+ * One warning per distinct server warning, naming the parts of the window whose answers carried
+ * it (overlapping and adjacent spans merged, clipped to the window): the figures of those parts
+ * may lack data, and the report must not present them as complete.
+ */
+export function partialWarnings(answers: readonly PartialAnswer[], window: Pick<AuditWindow, 'startMs' | 'endMs'>): string[] {
+  const spans = new Map<string, [number, number][]>();
+  for (const answer of answers) {
+    const fromMs = Math.max(window.startMs, answer.fromMs);
+    const toMs = Math.min(window.endMs, answer.toMs);
+    const list = spans.get(answer.warning) ?? [];
+    list.push([fromMs, Math.max(fromMs, toMs)]);
+    spans.set(answer.warning, list);
+  }
+  return [...spans].map(([warning, list]) => {
+    list.sort((a, b) => a[0] - b[0]);
+    const merged: [number, number][] = [];
+    for (const [fromMs, toMs] of list) {
+      const last = merged.at(-1);
+      if (last !== undefined && fromMs <= last[1]) last[1] = Math.max(last[1], toMs);
+      else merged.push([fromMs, toMs]);
+    }
+    const whole = merged.length === 1 && merged[0]![0] <= window.startMs && merged[0]![1] >= window.endMs;
+    const parts = merged.map(([fromMs, toMs]) => `${isoSeconds(fromMs)} to ${isoSeconds(toMs)}`).join(', ');
+    return `Prometheus: ${warning} (partial answers for ${parts}${whole ? ', the whole window' : ''}: figures may lack data from that part of the window)`;
+  });
 }
 
 /** The values on the grid, null where absent; undefined when there are none. */

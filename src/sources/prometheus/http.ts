@@ -20,12 +20,30 @@ export interface HttpAnswer {
   wireBytes: number;
 }
 
-/** A failure below HTTP (refused, reset, DNS, TLS, deadline); always worth another try. */
+/**
+ * A failure below HTTP (refused, reset, DNS, deadline, truncated body): worth another try,
+ * unless `final` (a certificate the client does not trust stays untrusted however often asked).
+ */
 export class TransportError extends Error {
-  constructor(message: string, readonly code: string | undefined) {
+  constructor(message: string, readonly code: string | undefined, readonly final = false) {
     super(message);
     this.name = 'TransportError';
   }
+}
+
+/** Node's codes for a server certificate that fails verification, with what to do about it. */
+const CERTIFICATE_HINT = 'the server\'s TLS certificate is not trusted: set GPU_AUDIT_PROMETHEUS_CA_FILE to the PEM file of the CA that signed it';
+const UNTRUSTED_CERTIFICATE_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function transportError(error: Error): TransportError {
+  if (error instanceof TransportError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== undefined && UNTRUSTED_CERTIFICATE_CODES.has(code)) return new TransportError(`${code}: ${error.message}; ${CERTIFICATE_HINT}`, code, true);
+  // A body cut short (Content-Length not reached, a chunk never finished) ends as ECONNRESET "aborted".
+  return new TransportError(code === undefined ? error.message : `${code}: ${error.message}`, code);
 }
 
 export function sendForm(
@@ -45,6 +63,7 @@ export function sendForm(
         Accept: 'application/json',
       },
       ...(connection.ca === undefined ? {} : { ca: connection.ca }),
+      ...(connection.lookup === undefined ? {} : { lookup: connection.lookup }),
       ...(signal === undefined ? {} : { signal }),
     });
     const deadline = setTimeout(() => {
@@ -52,8 +71,7 @@ export function sendForm(
     }, timeoutMs);
     const fail = (error: Error): void => {
       clearTimeout(deadline);
-      const code = (error as NodeJS.ErrnoException).code;
-      reject(error instanceof TransportError ? error : new TransportError(code === undefined ? error.message : `${code}: ${error.message}`, code));
+      reject(transportError(error));
     };
     request.on('error', fail);
     request.on('response', (response) => {

@@ -2,13 +2,19 @@
  * The HTTP client against a small local node:http server that answers as scripted: the
  * failure paths of a real Prometheus (or a proxy in front of one) without one.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../../src/model/errors.js';
 import { prometheusConnection } from '../../../src/sources/prometheus/auth.js';
 import { PrometheusClient, type ClientOptions } from '../../../src/sources/prometheus/client.js';
 import { freePort } from '../../helpers/prometheus-server.js';
+import { localhostCertificate } from '../../replay/tls.js';
 
 interface Seen {
   method: string;
@@ -30,7 +36,7 @@ const vector = (value: string, warnings?: string[]): unknown => ({
 });
 const hang: Answer = () => undefined;
 
-let servers: http.Server[] = [];
+let servers: (http.Server | https.Server)[] = [];
 afterEach(async () => {
   await Promise.all(servers.map((server) => new Promise((resolve) => {
     server.closeAllConnections();
@@ -222,5 +228,105 @@ describe('Prometheus client', () => {
     expect(await prometheus.labelValues('__name__', '{__name__=~"DCGM_FI_.*"}', 0, 1000)).toEqual(['DCGM_FI_DEV_GPU_UTIL']);
     expect(server.seen[1]!.method).toBe('GET');
     expect(server.seen[1]!.url).toBe('/api/v1/label/__name__/values?match%5B%5D=%7B__name__%3D%7E%22DCGM_FI_.*%22%7D&start=0&end=1');
+  });
+});
+
+describe('Prometheus client under upstream faults', () => {
+  it('retries a failed host lookup (DNS), then names the URL without credentials', async () => {
+    const hosts: string[] = [];
+    // No DNS server is asked: the lookup fails as getaddrinfo does for an unknown name.
+    const lookup: LookupFunction = (hostname, _options, callback) => {
+      hosts.push(hostname);
+      callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }), '', 4);
+    };
+    const connection = { ...prometheusConnection('http://gpu:s3cret@prometheus.invalid:9090/', {}), lookup };
+    sleeps.length = 0;
+    const prometheus = new PrometheusClient(connection, { maxAttempts: 3, random: () => 1, sleep: async (ms) => void sleeps.push(ms) });
+    const error = await upstreamError(prometheus.instant('up', 0));
+    expect(error.describe()).toBe('http://prometheus.invalid:9090/api/v1/query: no answer after 3 attempts: ENOTFOUND: getaddrinfo ENOTFOUND prometheus.invalid');
+    expect(error.describe()).not.toContain('s3cret');
+    expect(hosts).toEqual(['prometheus.invalid', 'prometheus.invalid', 'prometheus.invalid']);
+    // Full jitter at its top (random 1): 500 ms, then 1000 ms.
+    expect(sleeps).toEqual([500, 1000]);
+  });
+
+  describe('over TLS with a certificate the system does not trust', () => {
+    // A self-signed certificate for 127.0.0.1 made with openssl now, its PEM written as the CA file.
+    let caDirectory: string;
+    let caFile: string;
+    beforeAll(() => {
+      caDirectory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-ca-'));
+      caFile = path.join(caDirectory, 'ca.pem');
+      writeFileSync(caFile, localhostCertificate().cert);
+    });
+    afterAll(() => rmSync(caDirectory, { recursive: true, force: true }));
+
+    async function tlsServer(): Promise<{ url: string; requests: () => number }> {
+      let requests = 0;
+      const { key, cert } = localhostCertificate();
+      const server = https.createServer({ key, cert }, (_request, response) => {
+        requests += 1;
+        json(200, vector('3'))(response, {} as Seen);
+      });
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { url: `https://127.0.0.1:${(server.address() as { port: number }).port}`, requests: () => requests };
+    }
+
+    it('fails at once without the CA file, naming the endpoint and what to set (a certificate does not heal on retry)', async () => {
+      const server = await tlsServer();
+      const error = await upstreamError(client(server.url).instant('up', 0));
+      expect(error.endpoint).toBe(`${server.url}/api/v1/query`);
+      expect(error.message).toBe(
+        'DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate; the server\'s TLS certificate is not trusted: ' +
+        'set GPU_AUDIT_PROMETHEUS_CA_FILE to the PEM file of the CA that signed it',
+      );
+      expect(server.requests()).toBe(0);
+      expect(sleeps).toEqual([]);
+    });
+
+    it('succeeds with GPU_AUDIT_PROMETHEUS_CA_FILE naming the certificate', async () => {
+      const server = await tlsServer();
+      const samples = await client(server.url, {}, { GPU_AUDIT_PROMETHEUS_CA_FILE: caFile }).instant('up', 0);
+      expect(samples[0]!.value).toBe(3);
+      expect(server.requests()).toBe(1);
+    });
+  });
+
+  it('retries a body cut short of its Content-Length, then names the endpoint', async () => {
+    const whole = JSON.stringify(vector('1'));
+    const truncated: Answer = (response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(whole.length) });
+      response.write(whole.slice(0, 20));
+      // The connection closes with the body 20 bytes in.
+      setTimeout(() => response.socket?.destroy(), 10);
+    };
+    const server = await scriptedServer([truncated]);
+    const error = await upstreamError(client(server.url).instant('up', 0));
+    expect(error.endpoint).toBe(`${server.url}/api/v1/query`);
+    expect(error.message).toBe('no answer after 3 attempts: ECONNRESET: aborted');
+    expect(server.seen).toHaveLength(3);
+  });
+
+  it('retries a chunked body aborted mid-chunk and takes the whole answer that follows', async () => {
+    const abortedChunk: Answer = (response) => {
+      // No Content-Length: chunked; the connection drops inside the body.
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.write('{"status":"success","data":{"resultType":"vec');
+      setTimeout(() => response.socket?.destroy(), 10);
+    };
+    const server = await scriptedServer([abortedChunk, json(200, vector('4'))]);
+    const prometheus = client(server.url);
+    expect((await prometheus.instant('up', 0))[0]!.value).toBe(4);
+    expect(prometheus.stats.retries).toBe(1);
+  });
+
+  it('records which part of the window each partial answer covers', async () => {
+    const partial = json(200, vector('1', ['partial response: store 10.0.0.7:10901 unavailable']));
+    const server = await scriptedServer([json(200, vector('1')), partial]);
+    const prometheus = client(server.url);
+    await prometheus.instant('a', 2_000_000, 1_000_000);
+    await prometheus.instant('b', 4_000_000, 3_000_000);
+    expect(prometheus.partialAnswers).toEqual([{ warning: 'partial response: store 10.0.0.7:10901 unavailable', fromMs: 3_000_000, toMs: 4_000_000 }]);
   });
 });

@@ -4,9 +4,9 @@
  * test/integration/prometheus.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../../src/model/errors.js';
-import type { InstantSample, PrometheusClient, RangeSeries } from '../../../src/sources/prometheus/client.js';
-import { collectFromPrometheus } from '../../../src/sources/prometheus/collect.js';
+import { InputError, UpstreamError } from '../../../src/model/errors.js';
+import type { InstantSample, PartialAnswer, PrometheusClient, RangeSeries } from '../../../src/sources/prometheus/client.js';
+import { collectFromPrometheus, partialWarnings } from '../../../src/sources/prometheus/collect.js';
 
 const H = 3_600_000;
 const START = Date.parse('2026-11-02T00:00:00Z');
@@ -28,9 +28,24 @@ const DEVICE: Record<string, [number, number]> = {
   last: [START / 1000 + 3600, START / 1000 + 2 * 3600 - 600],
 };
 
-function fakeClient(names: string[]): PrometheusClient {
-  const instant = (query: string, timeMs: number): Promise<InstantSample[]> => {
+interface Faults {
+  /** The second chunk's queries fail for good (after the client's retries). */
+  secondChunkFails?: boolean;
+  /** The second chunk's answers carry a partial-data warning. */
+  secondChunkPartial?: boolean;
+}
+
+function fakeClient(names: string[], faults: Faults = {}): PrometheusClient {
+  const partialAnswers: PartialAnswer[] = [];
+  let aborted = false;
+  const instant = (query: string, timeMs: number, coversFromMs = timeMs): Promise<InstantSample[]> => {
     const chunk = timeMs === START + H ? 0 : 1;
+    if (chunk === 1 && !query.includes('quantile_over_time')) {
+      if (faults.secondChunkFails === true) {
+        return Promise.reject(new UpstreamError('no answer after 4 attempts: HTTP 503', { endpoint: 'http://prom:9090/api/v1/query', status: 503 }));
+      }
+      if (faults.secondChunkPartial === true) partialAnswers.push({ warning: 'partial response: store B unavailable', fromMs: coversFromMs, toMs: timeMs });
+    }
     const samples: InstantSample[] = [];
     if (query.startsWith('max by') && query.includes('quantile_over_time(0.95')) samples.push({ labels: GPU, value: 45 });
     else if (query.includes('quantile_over_time(0.5')) samples.push({ labels: GPU, value: 9 });
@@ -43,6 +58,13 @@ function fakeClient(names: string[]): PrometheusClient {
   return {
     connection: { displayUrl: 'http://prom:9090' },
     warnings: new Set<string>(),
+    partialAnswers,
+    abort: () => {
+      aborted = true;
+    },
+    get aborted() {
+      return aborted;
+    },
     labelValues: () => Promise.resolve(names),
     instant,
     range,
@@ -85,5 +107,49 @@ describe('combining chunks', () => {
     });
     await expect(collect).rejects.toThrow(InputError);
     await expect(collect).rejects.toThrow('between 2026-11-02T00:00:00.000Z and 2026-11-02T01:00:00.000Z matching {namespace="ml"}');
+  });
+});
+
+describe('a window with a part missing', () => {
+  const options = {
+    window: { startMs: START, endMs: START + 2 * H, stepSeconds: 300 },
+    matchers: [],
+    idleThresholdPct: 5,
+    defaultHost: 'prom:9090',
+    chunkSeconds: 3600,
+  };
+
+  it('fails the whole audit (exit 3) when one chunk fails for good, rather than report the other chunk as the window', async () => {
+    const client = fakeClient(['DCGM_FI_DEV_GPU_UTIL'], { secondChunkFails: true });
+    const collect = collectFromPrometheus(client, options);
+    await expect(collect).rejects.toThrow(UpstreamError);
+    await expect(collect).rejects.toThrow('no answer after 4 attempts: HTTP 503');
+    // The queries still running are cancelled.
+    expect((client as unknown as { aborted: boolean }).aborted).toBe(true);
+  });
+
+  it('names the part of the window whose answers were partial', async () => {
+    const collection = await collectFromPrometheus(fakeClient(['DCGM_FI_DEV_GPU_UTIL'], { secondChunkPartial: true }), options);
+    // The second chunk is [START + 1 h, START + 2 h): 01:00 to 02:00.
+    expect(collection.warnings).toEqual([
+      'Prometheus: partial response: store B unavailable (partial answers for 2026-11-02T01:00:00Z to 2026-11-02T02:00:00Z: ' +
+      'figures may lack data from that part of the window)',
+    ]);
+  });
+
+  it('merges overlapping and adjacent spans per warning, clips them to the window and says when they cover all of it', () => {
+    const window = { startMs: START, endMs: START + 4 * H };
+    const answers: PartialAnswer[] = [
+      { warning: 'w1', fromMs: START + 2 * H, toMs: START + 3 * H },
+      { warning: 'w1', fromMs: START - H, toMs: START + H },
+      { warning: 'w1', fromMs: START + 3 * H, toMs: START + 3.5 * H },
+      { warning: 'w2', fromMs: START, toMs: START + 5 * H },
+    ];
+    expect(partialWarnings(answers, window)).toEqual([
+      // [-1 h, 1 h] clipped to [0, 1 h]; [2 h, 3 h] and [3 h, 3.5 h] touch: [2 h, 3.5 h].
+      'Prometheus: w1 (partial answers for 2026-11-02T00:00:00Z to 2026-11-02T01:00:00Z, 2026-11-02T02:00:00Z to 2026-11-02T03:30:00Z: ' +
+      'figures may lack data from that part of the window)',
+      'Prometheus: w2 (partial answers for 2026-11-02T00:00:00Z to 2026-11-02T04:00:00Z, the whole window: figures may lack data from that part of the window)',
+    ]);
   });
 });
