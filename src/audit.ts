@@ -76,7 +76,9 @@ export async function runAudit(options: AuditOptions): Promise<AuditResult> {
   if (options.prometheus !== undefined) return finishAudit(await readPrometheusProfile(options, options.prometheus), [], options);
   const inputs = await resolveInputs(options.inputs);
   if (inputs.length === 0) throw new InputError('no input given: name files, directories, globs or - for stdin');
-  const analyzer = createFleetAnalyzer({ idleThresholdPct: options.idleThresholdPct, timeZone: options.timeZone });
+  // Samples stamped after the audit's now (a clock set ahead) are dropped with a warning.
+  const nowMs = (options.now?.() ?? new Date()).getTime();
+  const analyzer = createFleetAnalyzer({ idleThresholdPct: options.idleThresholdPct, timeZone: options.timeZone, nowMs });
   const sources: SourceSummary[] = [];
   const failures: InputError[] = [];
 

@@ -11,8 +11,8 @@ import type { ContainerCpuSample, DeviceInfo, DeviceRef, GpuSample, HostCpuSampl
 import type { GpuEntry } from '../model/report.js';
 import { FigureAccumulator } from './figure-accumulator.js';
 import { buildGpuEntry, type DeviceFacts, type DeviceInventory } from './gpu-entry.js';
-import { assignReportIds, type BoardIdentity, boardIdentityOf, boardKey, describeIdentity, refKey, resolveBoards } from './identity.js';
-import type { AnalysisOptions } from './options.js';
+import { assignReportIds, type BoardIdentity, boardIdentityOf, boardKey, describeIdentity, refKey, resolveBoards, uuidsOnSeveralHosts } from './identity.js';
+import { FUTURE_SAMPLE_TOLERANCE_MS, MS_PER_HOUR, type AnalysisOptions } from './options.js';
 import { MAX_CONTAINERS_PER_DEVICE, PodAssignmentTable, type PodAssignmentRecord } from './pod-assignments.js';
 import { CpuUsageTable, MAX_CPU_SERIES, type ContainerCpuFigures, type HostCpuFigures } from './pipeline/cpu-usage.js';
 import { ProcessTable } from './processes.js';
@@ -73,6 +73,8 @@ interface RefSourceState {
   series: SeriesRecorder | undefined;
   points: FigureAccumulator | undefined;
   pointCount: number;
+  /** Timed samples stamped after the audit's now (plus tolerance): dropped, counted for the warning. */
+  futureCount: number;
   processes: ProcessTable | undefined;
 }
 
@@ -101,6 +103,19 @@ interface SeriesOfSource extends SourcedSeries {
 
 const samplesCount = (count: number): string => `${count} sample${count === 1 ? '' : 's'}`;
 
+/**
+ * For each distinctive UUID that boards on several hosts carry: one warning naming the hosts
+ * and the ids the boards were given, in each input that named it (a report lists warnings per input).
+ */
+function uuidOnSeveralHostsWarnings(physical: readonly DeviceGroup[], ids: readonly string[]): AnalysisWarning[] {
+  return [...uuidsOnSeveralHosts(physical.map(({ board }) => board))].flatMap(([uuid, hosts]) => {
+    const carriers = physical.flatMap((group, position) => (group.board.uuid === uuid ? [{ group, id: ids[position]! }] : []));
+    const sources = new Set(carriers.flatMap(({ group }) => group.refs.flatMap((ref) => [...ref.bySource.values()].map((state) => state.source.label))));
+    const message = `GPU UUID ${uuid} appeared on ${hosts.length} hosts (${hosts.join(', ')}): reported as ${carriers.length} GPUs (${carriers.map(({ id }) => id).join(', ')}), never merged; a UUID names one board, so check host names and labels`;
+    return [...sources].map((source) => ({ source, message }));
+  });
+}
+
 export function createFleetAnalyzer(options: AnalysisOptions): FleetAnalyzer {
   return new StreamingFleetAnalyzer(options);
 }
@@ -124,8 +139,12 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   /** The report's zone, for hour-of-week; shared by every series so its offset cache is too. */
   private readonly clock: ZoneClock;
 
+  /** Timed samples after this are from the future: a clock set ahead, not time that was observed. */
+  private readonly latestPlausibleMs: number;
+
   constructor(private readonly options: AnalysisOptions) {
     this.clock = new ZoneClock(options.timeZone ?? 'UTC');
+    this.latestPlausibleMs = options.nowMs === undefined ? Infinity : options.nowMs + FUTURE_SAMPLE_TOLERANCE_MS;
   }
 
   beginSource(ref: string): void {
@@ -149,6 +168,10 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       state.points ??= new FigureAccumulator(this.options.idleThresholdPct);
       state.points.add(values, 1);
       state.pointCount += 1;
+      return;
+    }
+    if (sample.time > this.latestPlausibleMs) {
+      state.futureCount += 1;
       return;
     }
     state.series ??= new SeriesRecorder(this.options.idleThresholdPct, this.clock);
@@ -212,6 +235,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     const ids = assignReportIds(physical.map(({ board }) => ({
       host: board.host, uuid: board.uuid ?? null, pciBusId: board.pciBusId ?? null, index: board.index ?? null,
     })));
+    warnings.push(...uuidOnSeveralHostsWarnings(physical, ids));
     const gpus: GpuEntry[] = [];
     const deviceFacts = new Map<string, DeviceFacts>();
     const podAssignments = new Map<string, readonly PodAssignmentRecord[]>();
@@ -277,7 +301,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     const byRef = this.refState(ref).bySource;
     let state = byRef.get(source.ordinal);
     if (state === undefined) {
-      state = { source, series: undefined, points: undefined, pointCount: 0, processes: undefined };
+      state = { source, series: undefined, points: undefined, pointCount: 0, futureCount: 0, processes: undefined };
       byRef.set(source.ordinal, state);
     }
     return state;
@@ -343,6 +367,9 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     for (const ref of group.refs) {
       for (const [field, value] of Object.entries(ref.inventory)) (inventory as Record<string, unknown>)[field] ??= value;
       for (const state of ref.bySource.values()) {
+        if (state.futureCount > 0) {
+          warnings.push({ source: state.source.label, message: `GPU ${id}: ${samplesCount(state.futureCount)} stamped more than ${FUTURE_SAMPLE_TOLERANCE_MS / MS_PER_HOUR} h after the audit time ${state.futureCount === 1 ? 'was' : 'were'} skipped (a clock set ahead?)` });
+        }
         if (state.points !== undefined) points.merge(state.points);
         pointCount += state.pointCount;
         if (state.series !== undefined) series.push({ sourceOrdinal: state.source.ordinal, recorder: state.series, label: state.source.label, state });

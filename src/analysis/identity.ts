@@ -40,6 +40,28 @@ export interface BoardResolution {
 
 const MASKED_UUID = /^GPU-[0-]+$/i;
 
+/** A UUID a collector masked (all zeros): it names no board. */
+export function isMaskedUuid(uuid: string): boolean {
+  return MASKED_UUID.test(uuid);
+}
+
+/**
+ * Distinctive UUIDs that boards on more than one host carry, with those hosts (sorted). A UUID
+ * names one board, so this is a renamed host, a cloned host label or a collector's error: the
+ * boards stay apart (ids get `@host`) and the analyzer warns. Masked UUIDs are on every host
+ * of a fleet that masks them and are not reported.
+ */
+export function uuidsOnSeveralHosts(boards: readonly BoardIdentity[]): Map<string, string[]> {
+  const hostsByUuid = new Map<string, Set<string>>();
+  for (const { uuid, host } of boards) {
+    if (uuid === undefined || isMaskedUuid(uuid)) continue;
+    const hosts = hostsByUuid.get(uuid) ?? new Set<string>();
+    hosts.add(host);
+    hostsByUuid.set(uuid, hosts);
+  }
+  return new Map([...hostsByUuid].filter(([, hosts]) => hosts.size > 1).map(([uuid, hosts]) => [uuid, [...hosts].sort()]));
+}
+
 export function boardIdentityOf(ref: DeviceRef): BoardIdentity {
   const identity: BoardIdentity = { host: ref.host };
   if (ref.uuid !== undefined && ref.uuid !== '') identity.uuid = ref.uuid;
@@ -72,7 +94,7 @@ function knownFieldCount(identity: BoardIdentity): number {
 function distinctiveUuids(identities: readonly BoardIdentity[]): Set<string> {
   const pciByUuid = new Map<string, Set<string>>();
   for (const identity of identities) {
-    if (identity.uuid === undefined || MASKED_UUID.test(identity.uuid)) continue;
+    if (identity.uuid === undefined || isMaskedUuid(identity.uuid)) continue;
     const key = `${identity.host}\u0000${identity.uuid}`;
     const pcis = pciByUuid.get(key) ?? new Set<string>();
     if (identity.pciBusId !== undefined) pcis.add(identity.pciBusId);

@@ -16,7 +16,7 @@ export function checkedDevices(gpus: readonly GpuEntry[]): GpuEntry[] {
   return gpus.filter((gpu) => !parentsWithDevices.has(gpu.id));
 }
 
-function result(definition: ThresholdDefinition, limit: number, actual: number | null, target: string, host: string | null): ThresholdResult {
+function result(definition: ThresholdDefinition, limit: number, actual: number | null, target: string, host: string | null, basis?: string): ThresholdResult {
   const status = actual === null ? 'no-data' : withinLimit(definition.comparison, actual, limit) ? 'pass' : 'fail';
   return {
     key: definition.key,
@@ -29,6 +29,7 @@ function result(definition: ThresholdDefinition, limit: number, actual: number |
     actual,
     unit: definition.unit,
     figure: definition.figure,
+    ...(basis === undefined ? {} : { basis }),
     status,
     failsCheck: status === 'fail',
   };
@@ -46,7 +47,7 @@ export function evaluateThresholds(report: Report, thresholds: Thresholds): Thre
     const limit = thresholds.limits[definition.key];
     if (limit === undefined) continue;
     if (definition.scope === 'fleet') {
-      results.push(result(definition, limit, definition.read(report.summary), 'fleet', null));
+      results.push(result(definition, limit, definition.read(report.summary), 'fleet', null, definition.basis?.(report.summary)));
       continue;
     }
     const reporting = devices.filter((gpu) => definition.read(gpu) !== null);

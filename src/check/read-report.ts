@@ -133,6 +133,9 @@ const reportSchema = z.looseObject({
     gpuHours: finiteNumber,
     idleGpuHours: finiteNumber,
     meanUtilization: nullableNumber,
+    // Added to schemaVersion 1 later: a report written before them reads as "no compute figure".
+    meanComputePct: nullableNumber.default(null),
+    computeBasis: z.enum(['sm-active', 'gr-engine-active', 'utilization', 'processes', 'mixed', 'unknown']).default('unknown'),
     wastePct: nullableNumber,
     monthlyCostUsd: nullableNumber,
     monthlyWasteUsd: nullableNumber,

@@ -31,6 +31,8 @@ interface DefinitionBase {
 export interface FleetThresholdDefinition extends DefinitionBase {
   scope: 'fleet';
   read: (summary: FleetSummary) => number | null;
+  /** The signal the figure was taken on, where it depends on the fleet (the compute basis); the verdict names it. */
+  basis?: (summary: FleetSummary) => string;
 }
 
 /** A per-GPU threshold reads one figure of every GPU it applies to (one result per GPU). */
@@ -71,9 +73,10 @@ export const THRESHOLD_DEFINITIONS: readonly ThresholdDefinition[] = [
     unit: '%',
     comparison: 'at-least',
     domain: 'percent',
-    figure: 'summary.meanUtilization',
-    description: 'fleet mean utilization (GPU-hour weighted, utilization basis) at least this',
-    read: (summary) => summary.meanUtilization,
+    figure: 'summary.meanComputePct',
+    description: 'fleet mean compute, by compute basis (GPU-hour weighted) at least this',
+    read: (summary) => summary.meanComputePct,
+    basis: (summary) => summary.computeBasis,
   },
   {
     key: 'maxMonthlyWasteUsd',

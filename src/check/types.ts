@@ -23,6 +23,8 @@ export interface ThresholdResult {
   unit: string;
   /** The Report figure read, as a JSON path. */
   figure: string;
+  /** The signal the figure was taken on (`summary.computeBasis` for min-utilization); absent where it is fixed. */
+  basis?: string;
   status: ThresholdStatus;
   /** This result fails the check: a breach, or with a baseline a breach that is new. */
   failsCheck: boolean;

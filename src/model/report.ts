@@ -212,6 +212,9 @@ export interface Recommendation {
   alternativeTo?: string;
 }
 
+/** A GPU's compute basis, or `mixed` when the GPUs in a fleet figure were read on different ones. */
+export type FleetComputeBasis = ComputeBasis | 'mixed';
+
 export interface FleetSummary {
   /** Physical GPUs (MIG devices are counted through their parent). */
   gpuCount: number;
@@ -221,6 +224,13 @@ export interface FleetSummary {
   idleGpuHours: number;
   /** GPU-hour-weighted mean of per-GPU utilization, percent; null when no GPU reports utilization. */
   meanUtilization: number | null;
+  /**
+   * GPU-hour-weighted mean of each physical GPU's compute-basis mean, percent (a plain mean when
+   * no counted GPU has observed time); null when no GPU has a compute figure (basis `unknown`).
+   */
+  meanComputePct: number | null;
+  /** The basis meanComputePct was taken on: the one every counted GPU shares, else `mixed`. */
+  computeBasis: FleetComputeBasis;
   /** idleGpuHours / gpuHours x 100; null when gpuHours is 0 (snapshots only). */
   wastePct: number | null;
   monthlyCostUsd: number | null;

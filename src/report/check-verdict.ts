@@ -82,13 +82,18 @@ function perGpuSummary(results: readonly ThresholdResult[]): { breaching: Thresh
   return { breaching, word, text: `${results.length - breaching.length} of ${results.length} GPUs within the limit` };
 }
 
+/** ` (sm-active basis)` where the figure depends on a signal the fleet chose, else nothing. */
+function basisNote(result: ThresholdResult): string {
+  return result.basis === undefined ? '' : ` (${result.basis} basis)`;
+}
+
 function thresholdLine(result: ThresholdResult, names: GpuNames): string {
   return [
     statusWord(result).padEnd(7),
     result.name.padEnd(22),
     targetName(result, names).padEnd(30),
     formatWithUnit(result.actual, result.unit).padStart(16),
-    `  limit ${COMPARISON_WORDS[result.comparison]} ${formatLimit(result.limit, result.unit)}`,
+    `  limit ${COMPARISON_WORDS[result.comparison]} ${formatLimit(result.limit, result.unit)}${basisNote(result)}`,
   ].join(' ');
 }
 
@@ -141,7 +146,7 @@ export function renderCheckVerdictMarkdown(check: CheckReport): string {
   const parts = [`## ${escapeMarkdown(headline(result))}`, ''];
   const limitCell = (threshold: ThresholdResult): string => `${MARKDOWN_COMPARISON_WORDS[threshold.comparison]} ${formatLimit(threshold.limit, threshold.unit)}`;
   const row = (threshold: ThresholdResult): string =>
-    markdownRow([statusWord(threshold), threshold.name, targetName(threshold, names), formatWithUnit(threshold.actual, threshold.unit), limitCell(threshold)]);
+    markdownRow([statusWord(threshold), threshold.name, targetName(threshold, names), `${formatWithUnit(threshold.actual, threshold.unit)}${basisNote(threshold)}`, limitCell(threshold)]);
   if (result.thresholds.length > 0) {
     const grouped = groupThresholds(result.thresholds);
     const rows = grouped.fleet.map(row);

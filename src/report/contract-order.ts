@@ -173,7 +173,7 @@ const recommendation = objectOrder<Recommendation>()({
 const fleetSummary = objectOrder<FleetSummary>()({
   definition: 'FleetSummary',
   keys: [
-    'gpuCount', 'migDeviceCount', 'hostCount', 'gpuHours', 'idleGpuHours', 'meanUtilization', 'wastePct',
+    'gpuCount', 'migDeviceCount', 'hostCount', 'gpuHours', 'idleGpuHours', 'meanUtilization', 'meanComputePct', 'computeBasis', 'wastePct',
     'monthlyCostUsd', 'monthlyWasteUsd', 'potentialMonthlySavingsUsd',
   ],
   optional: [],

@@ -18,6 +18,12 @@ export const FIGURE_DEFINITIONS: readonly FigureDefinition[] = [
       'Each sample covers the time until the next sample of the same series, but never more than twice that series\' median sampling interval; the last sample covers one median interval. Longer gaps count neither as use nor as idleness. A device\'s GPU-hours add up what its samples cover; fleet GPU-hours add up the physical GPUs (a MIG device counts through its parent). A lone snapshot covers no time: its values are point readings and every time-based figure is 0.',
   },
   {
+    figure: 'Time-series hygiene',
+    unit: 'samples',
+    meaning:
+      'A sample stamped earlier than the one before it in its series (a clock that went backwards) is skipped; a second reading of a field at the same timestamp is skipped, while a reading that only adds fields is merged. A sample stamped more than 1 hour after the audit time (a clock set ahead) is skipped. A device that stops reporting for hours or days and comes back stays one GPU, and the gap counts only as the cap above: neither as use nor as idleness. The same UUID on two hosts is two GPUs, their ids told apart with @host (a masked all-zero UUID says nothing and is not reported). Each of these adds a warning to the report naming the GPU, the input and the count; no sample or hour is counted twice.',
+  },
+  {
     figure: 'Utilization (mean, p50, p95, max)',
     unit: 'percent',
     meaning:
@@ -51,6 +57,12 @@ export const FIGURE_DEFINITIONS: readonly FigureDefinition[] = [
     unit: 'percent',
     meaning:
       'Mean of the per-GPU utilization means, each weighted by the GPU\'s GPU-hours; when no time was observed (snapshots only), the plain mean of the point readings.',
+  },
+  {
+    figure: 'Mean compute (fleet), compute basis',
+    unit: 'percent',
+    meaning:
+      'Each physical GPU\'s mean on its own compute basis - SM active, else GR engine active, else utilization, else the share of time a compute process ran ((1 - idle fraction) x 100) - weighted by its GPU-hours (a plain mean when no time was observed). GPUs with no compute signal are left out. The basis is the one all counted GPUs share, or `mixed` when they differ: a mixed mean adds signals that read differently (SM active is usually far below utilization), so compare it across audits of the same fleet only. `check --min-utilization` gates on this figure.',
   },
   {
     figure: 'VRAM total, peak used, headroom',

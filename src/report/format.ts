@@ -150,3 +150,9 @@ export function formatWindow(window: ReportWindow): string {
 export function meanUtilizationBasis(summary: FleetSummary): string {
   return summary.gpuHours > 0 ? '(GPU-hour weighted)' : '(mean of point readings)';
 }
+
+/** The fleet mean compute with the signal it was read on: `46.9% on mixed basis (GPU-hour weighted)`; `-` when none. */
+export function meanComputeText(summary: FleetSummary): string {
+  if (summary.meanComputePct === null) return MISSING;
+  return `${formatPercent(summary.meanComputePct)} on ${summary.computeBasis} basis ${meanUtilizationBasis(summary)}`;
+}

@@ -18,6 +18,7 @@ import {
   formatUsd,
   formatWindow,
   fractionAsPercent,
+  meanComputeText,
   meanUtilizationBasis,
   mibAsGib,
 } from './format.js';
@@ -99,6 +100,7 @@ function summary(report: Report, names: GpuNames): string {
     `- **Monthly cost:** ${escapeMarkdown(fleet.monthlyCostUsd === null ? MISSING : `${formatUsd(fleet.monthlyCostUsd, 0)}/month`)}`,
     `- **Waste:** ${escapeMarkdown(waste)}`,
     `- **Mean utilization:** ${fleet.meanUtilization === null ? MISSING : `${formatPercent(fleet.meanUtilization)} ${meanUtilizationBasis(fleet)}`}`,
+    `- **Mean compute:** ${meanComputeText(fleet)}`,
     `- **Potential savings:** ${escapeMarkdown(`${formatUsd(fleet.potentialMonthlySavingsUsd, 0)}/month`)} from ${formatQuantity(report.recommendations.length, 'recommendation')}`,
     ...topFindings,
   ].join('\n');

@@ -17,6 +17,7 @@ import {
   formatWindow,
   fractionAsPercent,
   formatMemory,
+  meanComputeText,
   meanUtilizationBasis,
   mibAsGib,
 } from './format.js';
@@ -229,6 +230,7 @@ function fleetSection({ report, style, width }: Context): string {
     ['GPU-hours', `${formatHours(summary.gpuHours)} observed, ${formatHours(summary.idleGpuHours)} idle`],
     ['waste', summary.wastePct === null ? MISSING : `${formatPercent(summary.wastePct)} of GPU-hours idle`],
     ['mean util', summary.meanUtilization === null ? MISSING : `${formatPercent(summary.meanUtilization)} ${meanUtilizationBasis(summary)}`],
+    ['compute', meanComputeText(summary)],
     ['cost', summary.monthlyCostUsd === null ? MISSING : `${formatUsd(summary.monthlyCostUsd, 0)}/month${idleCost}`],
     ['savings', `${style.good(`${formatUsd(summary.potentialMonthlySavingsUsd, 0)}/month`)} potential, from ${formatQuantity(savingsCount, 'recommendation')}`],
   ];

@@ -14,7 +14,7 @@ import { isValidTimeZone } from './timestamps.js';
 export const BUNDLE_MANIFEST_FILE = 'manifest.json';
 export const BUNDLE_SCHEMA_VERSION = 1;
 
-/** What each file of a bundle holds; only `nvidia-smi-xml` files are audit inputs. */
+/** What each file of a bundle holds; AUDITED_BUNDLE_FORMATS are audit inputs. */
 export const BUNDLE_FILE_FORMATS = ['nvidia-smi-xml', 'proc-stat-csv', 'process-cpu-csv'] as const;
 export type BundleFileFormat = (typeof BUNDLE_FILE_FORMATS)[number];
 
@@ -95,10 +95,16 @@ export async function readBundleManifest(directory: string): Promise<BundleManif
   return manifest;
 }
 
-/** Paths of the bundle's audit inputs (its nvidia-smi XML logs), in manifest order. */
+/**
+ * The files `audit <bundle>` reads: the nvidia-smi XML log and the host CPU ticks
+ * (src/sources/proc-stat-csv.ts). processes.csv is not read yet.
+ */
+export const AUDITED_BUNDLE_FORMATS: readonly BundleFileFormat[] = ['nvidia-smi-xml', 'proc-stat-csv'];
+
+/** Paths of the bundle's audit inputs, in manifest order. */
 export function bundleAuditFiles(directory: string, manifest: BundleManifest): string[] {
   return manifest.files
-    .filter((entry) => entry.format === 'nvidia-smi-xml' && path.basename(entry.name) === entry.name)
+    .filter((entry) => AUDITED_BUNDLE_FORMATS.includes(entry.format) && path.basename(entry.name) === entry.name)
     .map((entry) => path.join(directory, entry.name));
 }
 

@@ -14,6 +14,7 @@ import { nvidiaSmiPmon } from './nvidia-smi-pmon.js';
 import { nvidiaSmiXml } from './nvidia-smi-xml.js';
 import { nodeMetrics } from './node-metrics.js';
 import { prometheusJson } from './prometheus-json.js';
+import { procStatCsv } from './proc-stat-csv.js';
 import type { SourceParser } from './types.js';
 
 export type { ParseResult, SourceContext, SourceParser } from './types.js';
@@ -33,6 +34,7 @@ export const sourceParsers: readonly SourceParser[] = [
   prometheusJson,
   dcgmiDmon,
   dcgmiDiscovery,
+  procStatCsv,
 ];
 
 /** Share of U+FFFD / NUL / other control characters above which a head is binary, not text. */

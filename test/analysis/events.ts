@@ -1,6 +1,6 @@
 /** Small builders for observation events, so each test shows its input in a few lines. */
 import type { DeviceRef, GpuSample } from '../../src/model/observations.js';
-import { createFleetAnalyzer, type FleetAnalyzer, type FleetProfile } from '../../src/analysis/index.js';
+import { createFleetAnalyzer, type AnalysisOptions, type FleetAnalyzer, type FleetProfile } from '../../src/analysis/index.js';
 
 export const HOST = 'node-a';
 export const UUID_0 = 'GPU-11111111-2222-3333-4444-555555555555';
@@ -27,8 +27,8 @@ export interface SourceEvents {
 }
 
 /** Feeds each source's events in order and returns the profile. */
-export function analyze(sources: readonly SourceEvents[], idleThresholdPct = 5): FleetProfile {
-  const analyzer = createFleetAnalyzer({ idleThresholdPct });
+export function analyze(sources: readonly SourceEvents[], idleThresholdPct = 5, options: Omit<AnalysisOptions, 'idleThresholdPct'> = {}): FleetProfile {
+  const analyzer = createFleetAnalyzer({ idleThresholdPct, ...options });
   for (const { source, samples = [], run } of sources) {
     analyzer.beginSource(source);
     run?.(analyzer);

@@ -51,6 +51,52 @@ describe('summarizeFleet', () => {
     expect(snapshots.gpuHours).toBe(0);
   });
 
+  it('takes the mean compute on each GPU\'s own compute basis, weighted by GPU-hours', () => {
+    // a: utilization basis, mean 40, 100 h; b: utilization basis, mean 10, 50 h; the MIG device is not counted
+    // -> (40 x 100 + 10 x 50) / 150 = 30 on the utilization basis
+    expect(summary).toMatchObject({ meanComputePct: 30, computeBasis: 'utilization' });
+  });
+
+  it('reads sm-active, gr-engine-active, utilization and processes from their own figures and says mixed', () => {
+    const stats = (mean: number): { mean: number; p50: number; p95: number; max: number } => ({ mean, p50: mean, p95: mean, max: mean });
+    const mixed = summarizeFleet(
+      [
+        // sm 20 %, though utilization says 90 %: the basis wins; 10 h
+        gpuEntry({ id: 's', gpuHours: 10, computeBasis: 'sm-active', smActive: stats(20), utilization: stats(90) }),
+        // gr-engine 60 %; 30 h
+        gpuEntry({ id: 'g', gpuHours: 30, computeBasis: 'gr-engine-active', grEngineActive: stats(60), utilization: stats(95) }),
+        // processes: idle a quarter of the time -> (1 - 0.25) x 100 = 75 %; 40 h
+        gpuEntry({ id: 'p', gpuHours: 40, computeBasis: 'processes', utilization: null, idleFraction: 0.25 }),
+        // utilization 5 %; 20 h
+        gpuEntry({ id: 'u', gpuHours: 20, computeBasis: 'utilization', utilization: stats(5) }),
+        // unknown: no compute signal, left out (its 1000 h would otherwise drown the mean)
+        gpuEntry({ id: 'x', gpuHours: 1000, computeBasis: 'unknown', utilization: null, idleFraction: null }),
+      ],
+      0,
+    );
+    // (20 x 10 + 60 x 30 + 75 x 40 + 5 x 20) / (10 + 30 + 40 + 20) = (200 + 1800 + 3000 + 100) / 100 = 51
+    expect(mixed.meanComputePct).toBeCloseTo(51, 12);
+    expect(mixed.computeBasis).toBe('mixed');
+  });
+
+  it('names the one basis all counted GPUs share, and takes a plain mean of point values', () => {
+    // two snapshots on processes: one idle (0 %), one busy (100 %) -> (0 + 100) / 2 = 50; the unknown one is left out
+    const snapshots = summarizeFleet(
+      [
+        gpuEntry({ id: 'idle', gpuHours: 0, computeBasis: 'processes', utilization: null, idleFraction: 1 }),
+        gpuEntry({ id: 'busy', gpuHours: 0, computeBasis: 'processes', utilization: null, idleFraction: 0 }),
+        gpuEntry({ id: 'blind', gpuHours: 0, computeBasis: 'unknown', utilization: null, idleFraction: null }),
+      ],
+      0,
+    );
+    expect(snapshots).toMatchObject({ meanComputePct: 50, computeBasis: 'processes' });
+  });
+
+  it('has no mean compute, on basis unknown, when no GPU has a compute signal', () => {
+    const blind = summarizeFleet([gpuEntry({ id: 'x', computeBasis: 'unknown', utilization: null, idleFraction: null })], 0);
+    expect(blind).toMatchObject({ meanComputePct: null, computeBasis: 'unknown' });
+  });
+
   it('has no mean utilization when no GPU reports one', () => {
     expect(summarizeFleet([gpuEntry({ id: 'x', utilization: null })], 0).meanUtilization).toBeNull();
   });

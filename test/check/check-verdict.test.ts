@@ -36,6 +36,18 @@ describe('check as a table', () => {
   });
 });
 
+describe('the min-utilization verdict', () => {
+  // SMALL_FLEET mean compute: (75 processes + 62.5 utilization + 3.2 utilization) / 3 = 46.9 %, basis mixed
+  const utilization: CheckReport = { report: SMALL_FLEET, check: runCheck(SMALL_FLEET, { thresholds: { limits: { minUtilization: 50 }, findingLevels: {} } }) };
+
+  it('names the compute basis the fleet mean was taken on', () => {
+    expect(tokens(lineWith(renderCheckTable(utilization, DEFAULT_RENDER_OPTIONS), 'min-utilization'))).toEqual([
+      'FAIL', 'min-utilization', 'fleet', '46.9', '%', 'limit', '>=', '50', '%', '(mixed', 'basis)',
+    ]);
+    expect(renderCheckMarkdown(utilization, DEFAULT_RENDER_OPTIONS)).toContain('| FAIL | min-utilization | fleet | 46.9 % (mixed basis) | ≥ 50 % |');
+  });
+});
+
 describe('long lists', () => {
   it('show the first MAX_LISTED changes and count the rest', () => {
     const many = copyOf(SMALL_FLEET);

@@ -48,6 +48,14 @@ describe('reading a saved report back', () => {
     expect(report.gpus.every((gpu) => gpu.timeline === null && gpu.hourOfWeekComputePct === null)).toBe(true);
   });
 
+  it('reads a report written before meanComputePct and computeBasis existed as having no compute figure', () => {
+    const old = asJson(SMALL_FLEET) as { summary: Record<string, unknown> };
+    delete old.summary.meanComputePct;
+    delete old.summary.computeBasis;
+    // min-utilization then says no-data instead of passing or failing on another figure
+    expect(parseReportJson(old, 'old.json').summary).toMatchObject({ meanComputePct: null, computeBasis: 'unknown' });
+  });
+
   it('keeps keys it does not know (a newer gpu-audit wrote them)', () => {
     const report = parseReportJson({ ...(asJson(SMALL_FLEET) as object), futureSection: { x: 1 } }, 'new.json');
     expect((report as unknown as Record<string, unknown>).futureSection).toEqual({ x: 1 });

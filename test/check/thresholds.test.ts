@@ -34,15 +34,17 @@ describe('the threshold table', () => {
 
 describe('fleet thresholds on the small fleet', () => {
   // SMALL_FLEET summary: idle 6 + 3 + 21 = 30 of 72 GPU-hours -> waste 30 / 72 x 100 = 41.67 %;
-  // mean utilization (62.5 x 24 + 3.2 x 24) / 48 = 32.85 %;
+  // mean compute by compute basis: MIG parent processes (1 - 0.25) x 100 = 75, whole H100 utilization 62.5,
+  // A10G utilization 3.2, all 24 h -> (75 + 62.5 + 3.2) / 3 = 46.9 %, basis mixed
+  // (min-utilization reads this, not mean utilization (62.5 x 24 + 3.2 x 24) / 48 = 32.85 %);
   // monthly waste (12.29 x 0.25 + 12.29 x 0.125 + 1.006 x 0.875) x 730 = 5.489 x 730 = $4,006.97.
   it.each([
     ['maxWastePct', 41.67, 'pass'],
     ['maxWastePct', 41.66, 'fail'],
     ['maxIdleGpuHours', 30, 'pass'], // equal to the limit holds
     ['maxIdleGpuHours', 29.9, 'fail'],
-    ['minUtilization', 32.85, 'pass'],
-    ['minUtilization', 33, 'fail'],
+    ['minUtilization', 46.9, 'pass'],
+    ['minUtilization', 47, 'fail'],
     ['maxMonthlyWasteUsd', 4007, 'pass'],
     ['maxMonthlyWasteUsd', 4006, 'fail'],
   ] as const)('%s with limit %d: %s', (key, limit, status) => {
@@ -55,9 +57,23 @@ describe('fleet thresholds on the small fleet', () => {
     expect(waste).toMatchObject({ name: 'max-waste-pct', unit: '%', figure: 'summary.wastePct', comparison: 'at-most' });
     expect(waste!.actual).toBeCloseTo(41.667, 3);
     expect(idle).toMatchObject({ name: 'max-idle-gpu-hours', actual: 30, unit: 'h' });
-    expect(utilization).toMatchObject({ name: 'min-utilization', actual: 32.85, comparison: 'at-least', status: 'pass' });
+    expect(utilization).toMatchObject({ name: 'min-utilization', actual: 46.9, figure: 'summary.meanComputePct', basis: 'mixed', comparison: 'at-least', status: 'pass' });
     expect(money!.actual).toBeCloseTo(4006.97, 2);
     expect(money).toMatchObject({ unit: 'USD/month', status: 'pass' });
+  });
+
+  it('gates min-utilization on the fleet mean compute and names its basis', () => {
+    // FINDINGS_AND_RECOMMENDATIONS: both L4s on sm-active, 168 h each: (1.9 + 48.2) / 2 = 25.05 %,
+    // though their mean utilization is (4.1 + 71.3) / 2 = 37.7 %: a 30 % floor fails on compute.
+    const [result] = evaluateThresholds(FINDINGS_AND_RECOMMENDATIONS, limits({ minUtilization: 30 }));
+    expect(result).toMatchObject({ actual: 25.05, basis: 'sm-active', status: 'fail' });
+    // Snapshot only: the RTX on utilization (7 %); the unknown-basis GPU is left out.
+    expect(evaluateThresholds(SNAPSHOT_ONLY, limits({ minUtilization: 5 }))[0]).toMatchObject({ actual: 7, basis: 'utilization', status: 'pass' });
+  });
+
+  it('gives no basis to the thresholds whose figure has a fixed signal', () => {
+    const results = evaluateThresholds(SMALL_FLEET, limits({ maxWastePct: 10, minVramHeadroomPct: 5 }));
+    expect(results.every((result) => !('basis' in result))).toBe(true);
   });
 
   it('sets nothing it was not asked to check', () => {

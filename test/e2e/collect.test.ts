@@ -17,11 +17,15 @@ import { corpusPath, repoRoot } from '../helpers/corpus.js';
 
 const FAKE_DIR = path.join(repoRoot, 'test/fixtures/fake-nvidia-smi');
 const A10G = corpusPath('nvidia-smi-xml', 'telegraf-a10g.xml');
-/** nvidia-smi and the CLI run in Tokyo time (UTC+9, no DST); the audit runs without TZ, so only the manifest can tell it. */
+/**
+ * nvidia-smi and the CLI run in Honolulu time (UTC-10, no DST); the audit runs without TZ, so
+ * only the manifest can tell it. A zone west of UTC, so that reading the wall clock as UTC
+ * moves the samples into the past, not into the future (where the audit would drop them).
+ */
 const fakeEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
   PATH: `${FAKE_DIR}${path.delimiter}${process.env.PATH ?? ''}`,
   FAKE_NVIDIA_SMI_DOCUMENT: A10G,
-  TZ: 'Asia/Tokyo',
+  TZ: 'Pacific/Honolulu',
   ...extra,
 });
 
@@ -61,21 +65,25 @@ describe('gpu-audit collect', () => {
     expect(manifest.samples.kept).toBeGreaterThanOrEqual(2);
     expect(manifest.samples.kept).toBeLessThanOrEqual(3);
     expect(documentsIn(bundle)).toBe(manifest.samples.kept);
-    expect(manifest).toMatchObject({ host: hostname(), timezone: 'Asia/Tokyo', complete: true, stoppedBy: 'duration', intervalSeconds: 1, durationSeconds: 3 });
+    expect(manifest).toMatchObject({ host: hostname(), timezone: 'Pacific/Honolulu', complete: true, stoppedBy: 'duration', intervalSeconds: 1, durationSeconds: 3 });
     expect(manifest.nvidiaSmi).toEqual({ driverVersion: '515.105.01', cudaVersion: '11.7' });
 
     const report = auditJson(bundle);
-    expect(report.sources.map((source) => [path.basename(source.ref), source.format, source.records])).toEqual([['nvidia-smi.xml', 'nvidia-smi-xml', manifest.samples.kept]]);
+    // One proc-stat.csv row per sample too (this machine has procfs): the host CPU ticks.
+    expect(report.sources.map((source) => [path.basename(source.ref), source.format, source.records])).toEqual([
+      ['nvidia-smi.xml', 'nvidia-smi-xml', manifest.samples.kept],
+      ['proc-stat.csv', 'proc-stat-csv', manifest.samples.kept],
+    ]);
     expect(report.gpus.map((gpu) => gpu.host)).toEqual([hostname()]);
-    // The documents say e.g. "Mon Nov 30 01:33:24" (Tokyo); read in the manifest's zone that
+    // The documents say e.g. "Sun Nov 29 06:33:24" (Honolulu); read in the manifest's zone that
     // is 16:33:24 UTC, the collector's own start time to the second (nvidia-smi prints whole seconds).
-    expect(report.window.timezone).toBe('Asia/Tokyo');
+    expect(report.window.timezone).toBe('Pacific/Honolulu');
     const startedMs = Date.parse(manifest.startedAt);
     expect(Math.abs(Date.parse(report.window.start!) - startedMs)).toBeLessThan(2_000);
 
-    // An explicit --timezone still wins: the same wall-clock read as UTC lands 9 h later.
+    // An explicit --timezone still wins: the same wall-clock read as UTC lands 10 h earlier.
     const asUtc = auditJson(bundle, '--timezone', 'UTC');
-    expect(Date.parse(asUtc.window.start!) - Date.parse(report.window.start!)).toBe(9 * 3_600_000);
+    expect(Date.parse(report.window.start!) - Date.parse(asUtc.window.start!)).toBe(10 * 3_600_000);
   });
 
   it.each(['SIGINT', 'SIGTERM'] as const)('stopped by %s after about a second, still writes a complete bundle and exits 0', async (signal) => {

@@ -88,6 +88,8 @@ describe('renderMarkdown: a small fleet', () => {
     expect(lineStartingWith(markdown, '- **Monthly cost:**')).toBe('- **Monthly cost:** \\$18,678/month');
     expect(lineStartingWith(markdown, '- **Waste:**')).toBe('- **Waste:** 41.7% of GPU-hours idle, costing \\$4,007/month');
     expect(lineStartingWith(markdown, '- **Mean utilization:**')).toBe('- **Mean utilization:** 32.9% (GPU-hour weighted)');
+    // each GPU on its own basis: (75 + 62.5 + 3.2) / 3 = 46.9 (all 24 h)
+    expect(lineStartingWith(markdown, '- **Mean compute:**')).toBe('- **Mean compute:** 46.9% on mixed basis (GPU-hour weighted)');
     expect(lineStartingWith(markdown, '- **Findings:**')).toBe('- **Findings:** none.');
   });
 

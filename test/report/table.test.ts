@@ -124,6 +124,8 @@ describe('renderTable: a small fleet with a MIG GPU (Europe/Berlin)', () => {
     // 30 / 72 x 100 = 41.67
     expect(lineStartingWith(text, '  waste')).toBe('  waste      41.7% of GPU-hours idle');
     expect(lineStartingWith(text, '  mean util')).toBe('  mean util  32.9% (GPU-hour weighted)');
+    // (75 processes + 62.5 + 3.2 utilization) x 24 h / 72 h = 46.9, on different bases
+    expect(lineStartingWith(text, '  compute')).toBe('  compute    46.9% on mixed basis (GPU-hour weighted)');
     // 18677.78 and 4006.97 USD per month
     expect(lineStartingWith(text, '  cost')).toBe('  cost       $18,678/month, of which idle $4,007/month');
     expect(lineStartingWith(text, '  savings')).toBe('  savings    $0/month potential, from 0 recommendations');
@@ -153,6 +155,7 @@ describe('renderTable: a lone snapshot (nulls everywhere)', () => {
     expect(lineWith(text, 'blender.exe')).toBe('#0 77aa11bb  blender.exe [1234] -');
     expect(lineStartingWith(text, '  waste')).toBe('  waste      -');
     expect(lineStartingWith(text, '  mean util')).toBe('  mean util  7.0% (mean of point readings)');
+    expect(lineStartingWith(text, '  compute')).toBe('  compute    7.0% on utilization basis (mean of point readings)');
     expect(lineStartingWith(text, '  cost')).toBe('  cost       -');
   });
 
