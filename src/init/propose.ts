@@ -181,13 +181,14 @@ export function proposeWorkloads(report: Report): WorkloadProposal[] {
 
 /**
  * Limits the fleet meets today, rounded outwards to a multiple of 5: waste up to the next
- * multiple above the current figure, utilization down to the one below. Absent where the
- * audit has no figure (snapshots have no hours).
+ * multiple above the current figure, mean compute (what `check --min-utilization` judges, by
+ * compute basis) down to the one below. Absent where the audit has no figure (snapshots have
+ * no hours).
  */
 export function proposeThresholds(report: Report): ProposedThresholds {
-  const { wastePct, meanUtilization } = report.summary;
+  const { wastePct, meanComputePct } = report.summary;
   return {
     ...(wastePct === null ? {} : { maxWastePct: Math.min(100, Math.floor(wastePct / 5) * 5 + 5) }),
-    ...(meanUtilization === null ? {} : { minUtilization: Math.max(0, Math.floor(meanUtilization / 5) * 5) }),
+    ...(meanComputePct === null ? {} : { minUtilization: Math.max(0, Math.floor(meanComputePct / 5) * 5) }),
   };
 }

@@ -83,10 +83,10 @@ describe('proposals for the demo fleet', async () => {
   });
 
   it('proposes check limits the fleet meets today, rounded outwards to a multiple of 5', () => {
-    // The demo's waste is 59.84 % -> the next multiple of 5 above, 60; mean utilization 33.58 % -> 30.
+    // The demo's waste is 59.84 % -> the next multiple of 5 above, 60; mean compute 36.8 % -> 35.
     expect(report.summary.wastePct).toBeCloseTo(59.84, 2);
-    expect(report.summary.meanUtilization).toBeCloseTo(33.58, 2);
-    expect(proposeThresholds(report)).toEqual({ maxWastePct: 60, minUtilization: 30 });
+    expect(report.summary.meanComputePct).toBeCloseTo(36.8, 1);
+    expect(proposeThresholds(report)).toEqual({ maxWastePct: 60, minUtilization: 35 });
   });
 });
 
@@ -112,7 +112,7 @@ describe('names and thresholds at the edges', () => {
       id: `GPU-${index}`, host: `node-${index}`,
       processes: names.map((name, pid) => ({ pid, name, type: 'C', maxMemoryMiB: 1, samples: 1 })),
     }));
-    return { gpus, summary: { wastePct: null, meanUtilization: null, ...summary } } as unknown as Report;
+    return { gpus, summary: { wastePct: null, meanComputePct: null, ...summary } } as unknown as Report;
   }
 
   it('makes names valid and unique: odd characters become `-`, `unassigned` is reserved, clashes get a suffix', () => {
@@ -125,8 +125,8 @@ describe('names and thresholds at the edges', () => {
 
   it('leaves out limits the audit has no figure for, and caps waste at 100 %', () => {
     expect(proposeThresholds(reportWith([]))).toEqual({});
-    // 99 % waste -> 95 + 5 = 100; 60 % exactly -> 65 (the fleet must stay under its limit with room); 0 % utilization -> 0.
-    expect(proposeThresholds(reportWith([], { wastePct: 99, meanUtilization: 0 }))).toEqual({ maxWastePct: 100, minUtilization: 0 });
-    expect(proposeThresholds(reportWith([], { wastePct: 60, meanUtilization: 4.9 }))).toEqual({ maxWastePct: 65, minUtilization: 0 });
+    // 99 % waste -> 95 + 5 = 100; 60 % exactly -> 65 (the fleet must stay under its limit with room); 0 % compute -> 0.
+    expect(proposeThresholds(reportWith([], { wastePct: 99, meanComputePct: 0 }))).toEqual({ maxWastePct: 100, minUtilization: 0 });
+    expect(proposeThresholds(reportWith([], { wastePct: 60, meanComputePct: 4.9 }))).toEqual({ maxWastePct: 65, minUtilization: 0 });
   });
 });
