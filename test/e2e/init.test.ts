@@ -77,7 +77,7 @@ describe('init with scripted answers', () => {
       ['notebooks', 'interactive', 'research', undefined],
       ['llama-pretrain', 'training', 'foundation', undefined],
     ]);
-    expect(config.thresholds).toEqual({ 'max-waste-pct': 60, 'min-utilization': 30 });
+    expect(config.thresholds).toEqual({ 'max-waste-pct': 60, 'min-utilization': 35 });
     expect(config.pricing).toEqual({ provider: 'aws', model: 'on-demand' });
 
     const report = auditDemoWith(file);
