@@ -7,7 +7,7 @@ import { PRICING_MODELS, PROVIDERS } from '../model/catalog.js';
 import { isValidTimeZone, localTimeZone } from '../sources/index.js';
 import { parseDurationSeconds } from '../sources/prometheus/index.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'markdown', 'html'] as const;
+export const OUTPUT_FORMATS = ['table', 'json', 'markdown', 'html', 'csv'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 // Declared once, in the config schema, so gpu-audit.yaml and the flags accept the same values.
