@@ -8,14 +8,13 @@
  * An idle GPU gives the header alone, which is a valid input with no processes.
  */
 import type { ObservationSink, ProcessSample } from '../model/observations.js';
-import type { ParseResult, SourceContext, SourceParser } from './types.js';
+import type { SourceContext, SourceParser } from './types.js';
 import { DeviceInventory, DeviceRefs } from './text/devices.js';
-import { forEachLine, leadingLines } from './text/lines.js';
 import { LocalTimestampReader } from './text/local-time.js';
-import { isAcceptedHeader, QueryCsvReader } from './text/query-csv.js';
+import { QueryCsvReader } from './text/query-csv.js';
 import type { CellReader, QueryColumn, QuerySchema } from './text/query-csv.js';
 import { isMissingCell, normalisePciBusId, parseCount, parseQuantity } from './text/values.js';
-import { WarningLimiter } from './text/warnings.js';
+import { queryCsvParser } from './text/query-csv-parser.js';
 import type { Warn } from './text/warnings.js';
 
 class ProcessRow {
@@ -120,18 +119,9 @@ export function createComputeAppsReader(context: SourceContext, sink: Observatio
   }, warn);
 }
 
-export const nvidiaSmiComputeApps: SourceParser = {
+export const nvidiaSmiComputeApps: SourceParser = queryCsvParser({
   format: 'nvidia-smi-compute-apps',
   description: 'nvidia-smi --query-compute-apps CSV (--format=csv)',
-  detect(head) {
-    return isAcceptedHeader(leadingLines(head, 1)[0], PROCESS_SCHEMA);
-  },
-  async parse(chunks, context, sink): Promise<ParseResult> {
-    const warnings = new WarningLimiter(sink);
-    const reader = createComputeAppsReader(context, sink, warnings.warn);
-    const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => reader.line(line, lineNumber));
-    reader.finish(lines);
-    warnings.finish(`line ${lines}`);
-    return { records: reader.rows };
-  },
-};
+  schema: PROCESS_SCHEMA,
+  createReader: createComputeAppsReader,
+});

@@ -6,14 +6,13 @@
  *   2026/07/14 09:00:44.579, NVIDIA H100 80GB HBM3, GPU-..., 00000000:00:09.0, 0, 81559 MiB, 11125 MiB, [N/A]
  */
 import type { GpuSample, MigMode, ObservationSink } from '../model/observations.js';
-import type { ParseResult, SourceContext, SourceParser } from './types.js';
+import type { SourceContext, SourceParser } from './types.js';
 import { DeviceInventory, DeviceRefs } from './text/devices.js';
-import { forEachLine, leadingLines } from './text/lines.js';
 import { LocalTimestampReader } from './text/local-time.js';
-import { isAcceptedHeader, QueryCsvReader } from './text/query-csv.js';
+import { QueryCsvReader } from './text/query-csv.js';
 import type { CellReader, QueryColumn, QuerySchema } from './text/query-csv.js';
 import { isMissingCell, normalisePciBusId, normalisePciDeviceId, parseCount, parseQuantity } from './text/values.js';
-import { WarningLimiter } from './text/warnings.js';
+import { queryCsvParser } from './text/query-csv-parser.js';
 import type { Warn } from './text/warnings.js';
 
 /** One data row being read; reused for every row of a table. */
@@ -205,18 +204,9 @@ export function createGpuQueryReader(context: SourceContext, sink: ObservationSi
   }, warn);
 }
 
-export const nvidiaSmiCsv: SourceParser = {
+export const nvidiaSmiCsv: SourceParser = queryCsvParser({
   format: 'nvidia-smi-csv',
   description: 'nvidia-smi --query-gpu CSV (--format=csv, with or without nounits and -l)',
-  detect(head) {
-    return isAcceptedHeader(leadingLines(head, 1)[0], GPU_SCHEMA);
-  },
-  async parse(chunks, context, sink): Promise<ParseResult> {
-    const warnings = new WarningLimiter(sink);
-    const reader = createGpuQueryReader(context, sink, warnings.warn);
-    const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => reader.line(line, lineNumber));
-    reader.finish(lines);
-    warnings.finish(`line ${lines}`);
-    return { records: reader.rows };
-  },
-};
+  schema: GPU_SCHEMA,
+  createReader: createGpuQueryReader,
+});
