@@ -127,7 +127,7 @@ describe('the sections', () => {
     expect(charts.length).toBeGreaterThan(0);
     for (const chart of charts) {
       expect(chart).toMatch(/<title id="[^"]+-title">[^<]+<\/title><desc id="[^"]+-desc">[^<]+<\/desc>/u);
-      expect(chart).toMatch(/\((?:%|h|GiB|UTC|USD per month)\)<\/text>/u);
+      expect(chart).toMatch(/\((?:%|h|GiB|UTC|USD per hour)\)<\/text>/u);
     }
   });
 

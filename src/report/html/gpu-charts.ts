@@ -1,10 +1,9 @@
 /**
  * The report's charts, each drawn from Report fields only. What happens to a number here is
- * layout: scaling to pixels, choosing a colour, MiB shown as GiB, and a per-hour price shown
- * per month of 730 hours (DESIGN.md section 5) with its idle part drawn as the GPU's
- * idleFraction of the bar - the same split the fleet's monthlyWasteUsd sums.
+ * layout: scaling to pixels, choosing a colour, MiB shown as GiB, and a GPU's hourly price
+ * drawn with its idle part as the GPU's idleFraction of the bar (the same split the fleet's
+ * monthlyWasteUsd sums; the monthly fleet figures come from the summary).
  */
-import { HOURS_PER_MONTH } from '../../analysis/options.js';
 import type { GpuEntry, Report } from '../../model/report.js';
 import { displayTimeZone, formatGib, formatHours, formatInstant, formatNumber, formatPercent, formatUsd, fractionAsPercent, mibAsGib } from '../format.js';
 import { gpuRows, type GpuNames } from '../gpu-labels.js';
@@ -167,29 +166,29 @@ function monthlyCost(report: Report, names: GpuNames): ChartSection | null {
   if (priced.length === 0) return null;
   const { shown, note } = capped(priced);
   const rows: BarRow[] = shown.map((gpu) => {
-    const monthly = gpu.hourlyCostUsd! * HOURS_PER_MONTH;
+    const hourly = gpu.hourlyCostUsd!;
     const idle = gpu.idleFraction;
     const segments = idle === null
-      ? [{ value: monthly, colour: PALETTE.unknown, tooltip: `${formatUsd(monthly, 0)}/month, idleness unknown` }]
+      ? [{ value: hourly, colour: PALETTE.unknown, tooltip: `${formatUsd(hourly, 2)}/h, idleness unknown` }]
       : [
-          { value: monthly * (1 - idle), colour: PALETTE.busy, tooltip: `Busy share ${formatPercent(fractionAsPercent(1 - idle))} of ${formatUsd(monthly, 0)}/month` },
-          { value: monthly * idle, colour: PALETTE.idle, tooltip: `Idle share ${formatPercent(fractionAsPercent(idle))} of ${formatUsd(monthly, 0)}/month` },
+          { value: hourly * (1 - idle), colour: PALETTE.busy, tooltip: `Busy share ${formatPercent(fractionAsPercent(1 - idle))} of ${formatUsd(hourly, 2)}/h` },
+          { value: hourly * idle, colour: PALETTE.idle, tooltip: `Idle share ${formatPercent(fractionAsPercent(idle))} of ${formatUsd(hourly, 2)}/h` },
         ];
-    return { label: names.full(gpu), segments, valueLabel: `${formatUsd(monthly, 0)}/mo, ${idle === null ? 'idle ?' : `${formatPercent(fractionAsPercent(idle), 0)} idle`}` };
+    return { label: names.full(gpu), segments, valueLabel: `${formatUsd(hourly, 2)}/h, ${idle === null ? 'idle ?' : `${formatPercent(fractionAsPercent(idle), 0)} idle`}` };
   });
   const body = barChart({
     id: 'monthly-cost',
-    title: 'Monthly cost and its idle part, per GPU',
-    description: 'Stacked horizontal bars: each GPU\'s price per month of 730 hours, split into the share of time it was busy and the share it was idle, in US dollars.',
-    axisTitle: 'Cost (USD per month)',
+    title: 'Price per hour and its idle part, per GPU',
+    description: 'Stacked horizontal bars: each GPU\'s price per hour, split into the share of time it was busy and the share it was idle, in US dollars.',
+    axisTitle: 'Cost (USD per hour)',
     rows,
-    tickLabel: (value) => formatUsd(value, 0),
+    tickLabel: (value) => formatUsd(value, 2),
     legend: [{ colour: PALETTE.busy, label: 'busy' }, { colour: PALETTE.idle, label: 'idle' }, { colour: PALETTE.unknown, label: 'idleness unknown' }],
   });
   return {
     id: 'chart-cost',
-    heading: 'Monthly cost vs idle cost',
-    note: `Hourly price x 730 h; MIG devices are paid for through their parent GPU. Fleet: ${formatUsd(report.summary.monthlyCostUsd, 0)}/month, of which ${formatUsd(report.summary.monthlyWasteUsd, 0)} idle.${note}`,
+    heading: 'Cost vs idle cost',
+    note: `MIG devices are paid for through their parent GPU. Fleet: ${formatUsd(report.summary.monthlyCostUsd, 0)}/month (730 h), of which ${formatUsd(report.summary.monthlyWasteUsd, 0)} idle.${note}`,
     body,
   };
 }
