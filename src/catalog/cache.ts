@@ -13,7 +13,7 @@ import path from 'node:path';
 import { cacheDirectory, type CacheLocationOptions } from './cache-location.js';
 import { z } from 'zod';
 import type { InstanceCatalog, InstanceType } from '../model/catalog.js';
-import { writeFileAtomically, removeLeftoverTempFiles } from './refresh/atomic-write.js';
+import { removeLeftoverTempFiles, writeFileAtomic } from '../io/atomic-write.js';
 import { acquireLock, type LockOptions } from './refresh/cache-lock.js';
 import type { ProviderRefresh, RefreshProvider, RegionFailure } from './refresh/types.js';
 
@@ -100,7 +100,7 @@ export async function writeProviderCache(refresh: ProviderRefresh, options: Cach
   const target = cacheFilePath(refresh.provider, options);
   await mkdir(path.dirname(target), { recursive: true });
   await removeLeftoverTempFiles(target);
-  await writeFileAtomically(target, `${JSON.stringify(file, null, 2)}\n`);
+  await writeFileAtomic(target, `${JSON.stringify(file, null, 2)}\n`);
   return target;
 }
 

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { writeFileAtomic } from '../report/write-output.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
 import type { CliIo } from './io.js';
 
 /** Writes a rendered output to stdout, or atomically to a file (never half-written). */

@@ -6,7 +6,7 @@
 import { mkdir, open, readdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../model/errors.js';
-import { writeFileAtomic } from '../report/write-output.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
 import { BUNDLE_MANIFEST_FILE, type BundleManifest } from '../sources/collect-bundle.js';
 import { CPU_TIME_FIELDS, type ProcStat, type TreeProcess } from './proc.js';
 

@@ -57,4 +57,3 @@ export const checkFormats = Object.keys(checkRenderers) as CheckFormat[];
 
 export { DEFAULT_RENDER_OPTIONS };
 export type { RenderOptions, Renderer };
-export { writeFileAtomic } from './write-output.js';

@@ -122,7 +122,7 @@ describe('writing and reading the cache', () => {
   });
 
   it('clears temp files a killed writer left behind', async () => {
-    writeFileSync(path.join(dir, 'catalog-aws.json.4242.deadbeef0000.tmp'), '{"half":');
+    writeFileSync(path.join(dir, '.catalog-aws.json.deadbeef0000.tmp'), '{"half":');
     await writeProviderCache(refresh('aws', '2026-11-30T08:00:00.000Z', ['g6.xlarge']), { dir });
     expect(readdirSync(dir)).toEqual(['catalog-aws.json']);
   });

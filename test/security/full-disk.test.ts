@@ -34,7 +34,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   };
 });
 
-const { writeFileAtomic } = await import('../../src/report/write-output.js');
+const { writeFileAtomic } = await import('../../src/io/atomic-write.js');
 const { InputError } = await import('../../src/model/errors.js');
 
 describe('-o FILE on a full disk', () => {

@@ -9,7 +9,7 @@ import { Command, Option } from 'commander';
 import type { GpuAuditConfig } from '../../config/schema.js';
 import { InputError } from '../../model/errors.js';
 import { inquirerPrompter, isPromptCancelled, type Prompter } from '../../init/prompter.js';
-import { writeFileAtomic } from '../../report/write-output.js';
+import { writeFileAtomic } from '../../io/atomic-write.js';
 import type { CliIo } from '../io.js';
 import { addAnalysisOptions, addKubernetesOptions, addPrometheusOptions } from '../options.js';
 import { buildAuditOptions, runAuditWithProgress, type AuditCommandOptions, type ConfigurableOption } from './audit.js';

@@ -1,11 +1,12 @@
 /**
- * `-o FILE` must never leave a half-written report behind: a reader (a CI step, a
- * dashboard, `check --baseline`) sees either the previous file or the complete new one.
+ * Nothing gpu-audit writes (a report, the catalog cache, a collect bundle's manifest, a
+ * config from `init`) may be left half-written: a reader (a CI step, a dashboard,
+ * `check --baseline`, the next audit) sees either the previous file or the complete new one.
  * The data goes to a temporary file beside the target (same directory, so the same file
  * system and rename is atomic), is flushed to disk, and then renamed over the target.
  */
 import { randomBytes } from 'node:crypto';
-import { open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../model/errors.js';
@@ -49,6 +50,13 @@ async function existingMode(target: string): Promise<number | undefined> {
   }
 }
 
+const TEMPORARY_SUFFIX = '.tmp';
+
+/** Hidden, and named after the target so that leftovers of a killed writer can be found. */
+function temporaryPrefix(target: string): string {
+  return `.${path.basename(target)}.`;
+}
+
 export interface AtomicWriteHooks {
   /** Told the temporary file's path before it is created, so a signal handler can remove it if the process is stopped mid-write. */
   onTemporary?: (temporary: string) => void;
@@ -60,7 +68,7 @@ export interface AtomicWriteHooks {
  */
 export async function writeFileAtomic(target: string, data: string, hooks: AtomicWriteHooks = {}): Promise<void> {
   const destination = await resolveTarget(target);
-  const temporary = path.join(path.dirname(destination), `.${path.basename(destination)}.${randomBytes(6).toString('hex')}.tmp`);
+  const temporary = path.join(path.dirname(destination), `${temporaryPrefix(destination)}${randomBytes(6).toString('hex')}${TEMPORARY_SUFFIX}`);
   let handle: FileHandle | undefined;
   hooks.onTemporary?.(temporary);
   try {
@@ -95,4 +103,21 @@ async function syncDirectory(directory: string): Promise<void> {
   } finally {
     await handle?.close().catch(() => undefined);
   }
+}
+
+/**
+ * Removes temporary files that a killed writer left beside `target`. Call it only while
+ * holding a lock that serialises the writers of `target`, or a live writer's file could go.
+ */
+export async function removeLeftoverTempFiles(target: string): Promise<void> {
+  const directory = path.dirname(target);
+  const prefix = temporaryPrefix(target);
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return;
+  }
+  const leftovers = names.filter((name) => name.startsWith(prefix) && name.endsWith(TEMPORARY_SUFFIX));
+  await Promise.all(leftovers.map((name) => rm(path.join(directory, name), { force: true })));
 }

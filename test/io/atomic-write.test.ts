@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/model/errors.js';
-import { writeFileAtomic } from '../../src/report/write-output.js';
+import { removeLeftoverTempFiles, writeFileAtomic } from '../../src/io/atomic-write.js';
 
 let directory: string;
 
@@ -121,5 +121,21 @@ describe('writeFileAtomic', () => {
     expect(error.describe()).toBe(`${target}: cannot write this file: permission denied (EACCES)`);
     expect(await readFile(target, 'utf8')).toBe('old');
     expect(await leftovers(directory)).toEqual([]);
+  });
+});
+
+describe('removeLeftoverTempFiles', () => {
+  it("removes only the target's own leftovers, never the target or its neighbours", async () => {
+    const target = path.join(directory, 'catalog-aws.json');
+    await writeFile(target, 'current');
+    await writeFile(path.join(directory, '.catalog-aws.json.0a1b2c3d4e5f.tmp'), '{"half":');
+    await writeFile(path.join(directory, '.catalog-azure.json.0a1b2c3d4e5f.tmp'), 'another writer');
+    await writeFile(path.join(directory, 'catalog-aws.json.bak'), 'a user file');
+    await removeLeftoverTempFiles(target);
+    expect((await readdir(directory)).sort()).toEqual(['.catalog-azure.json.0a1b2c3d4e5f.tmp', 'catalog-aws.json', 'catalog-aws.json.bak']);
+  });
+
+  it('does nothing when the directory does not exist yet', async () => {
+    await expect(removeLeftoverTempFiles(path.join(directory, 'missing', 'catalog-aws.json'))).resolves.toBeUndefined();
   });
 });
