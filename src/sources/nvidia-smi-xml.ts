@@ -15,7 +15,7 @@ import { InputError } from '../model/errors.js';
 import type { ObservationSink } from '../model/observations.js';
 import type { ParseResult, SourceContext, SourceParser } from './types.js';
 import { XmlDocumentScanner, type ScannedDocument } from './xml/document-scanner.js';
-import type { DefectiveDocument } from './xml/document-splitter.js';
+import type { DefectiveDocument } from './xml/markup.js';
 import { NVIDIA_SMI_READ_PLAN, NvidiaSmiDocumentMapper } from './xml/nvidia-smi-document.js';
 import { parseRootElement, type XmlNode } from './xml/tree.js';
 

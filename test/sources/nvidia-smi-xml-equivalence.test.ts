@@ -13,7 +13,7 @@ import { InputError } from '../../src/model/errors.js';
 import { readNvidiaSmiLog, type XmlDocumentSource } from '../../src/sources/nvidia-smi-xml.js';
 import type { SourceContext } from '../../src/sources/types.js';
 import { XmlDocumentScanner, type ScannedDocument } from '../../src/sources/xml/document-scanner.js';
-import { XmlDocumentSplitter } from '../../src/sources/xml/document-splitter.js';
+import { XmlDocumentSplitter } from '../helpers/xml-document-splitter.js';
 import type { ReadPlan } from '../../src/sources/xml/content-capture.js';
 import { NVIDIA_SMI_READ_PLAN } from '../../src/sources/xml/nvidia-smi-document.js';
 import { corpusFiles, corpusPath, repoRoot } from '../helpers/corpus.js';

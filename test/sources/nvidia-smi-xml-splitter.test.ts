@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { XmlDocumentScanner, type ScannedDocument } from '../../src/sources/xml/document-scanner.js';
-import { XmlDocumentSplitter, type SplitterLimits } from '../../src/sources/xml/document-splitter.js';
+import type { SplitterLimits } from '../../src/sources/xml/markup.js';
+import { XmlDocumentSplitter } from '../helpers/xml-document-splitter.js';
 
 /**
  * One specification, two implementations: XmlDocumentSplitter (the reference, every

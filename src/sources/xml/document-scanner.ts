@@ -2,15 +2,16 @@
  * Cuts a stream of XML text into documents and, in the same single pass, captures the
  * values a mapping reads (content-capture.ts), so a document needs no second parse.
  *
- * It is a drop-in for XmlDocumentSplitter (document-splitter.ts), which stays as the
- * reference: same documents, numbers, lines, messages and limits for every input, chunked
- * anywhere. The difference is speed. Inside a root element, where nvidia-smi spends nearly
+ * It is a drop-in for the plain splitter the tests keep as its reference
+ * (test/helpers/xml-document-splitter.ts): same documents, numbers, lines, messages and
+ * limits for every input, chunked anywhere. The difference is speed. Inside a root element, where nvidia-smi spends nearly
  * all of its bytes, a tag that lies whole in the chunk and has the usual shape (`<name>`,
  * `<name/>`, `</name>`) is read in one step: indexOf to the next '<', then the name checked
  * with one comparison, against the innermost open element for an end tag and against the
  * name that followed last time for a start tag (names.ts). No string is kept per tag.
  * Anything else (attributes, comments, a tag cut by the chunk's end, every error) goes
- * through the character state machine of the splitter, copied here with its messages.
+ * through the character state machine, with the splitter's messages (markup.ts holds
+ * the pieces both share).
  *
  * A document is handed on with its `content` (the root's pruned tree) when the scanner
  * read it as fast-xml-parser would; otherwise `content` is absent and the caller parses
@@ -22,8 +23,10 @@
  */
 import { KEEP, UNREADABLE, ContentCapture, type ReadPlan } from './content-capture.js';
 import {
-  MAX_DOCUMENT_CHARS, MAX_ELEMENT_DEPTH, type DefectiveDocument, type SplitterLimits, type WellFormedDocument,
-} from './document-splitter.js';
+  BANG, BANG_CONSTRUCTS, BYTE_ORDER_MARK, CLOSE_BRACKET, DASH, DECLARATION, DOUBLE_QUOTE, GT, LT, LineCounter,
+  MAX_DOCUMENT_CHARS, MAX_ELEMENT_DEPTH, OPEN_BRACKET, QUESTION, SINGLE_QUOTE, SLASH, excerpt, isNameChar, isNameStart,
+  isXmlWhitespace, type DefectiveDocument, type MarkupState as State, type SplitterLimits, type WellFormedDocument,
+} from './markup.js';
 import { NameTable, type XmlName } from './names.js';
 import type { XmlNode } from './tree.js';
 
@@ -40,82 +43,6 @@ export type ScannedDocument = ScannedWellFormedDocument | DefectiveDocument;
  * leaves the document to it, so that the outcome is the parser's own.
  */
 const PARSER_DEPTH_LIMIT = 96;
-
-type State =
-  | 'text' // character data, or whitespace between prolog markup
-  | 'markup-open' // just after '<'
-  | 'bang' // after '<!': comment, CDATA or DOCTYPE?
-  | 'comment'
-  | 'cdata'
-  | 'pi-target'
-  | 'pi'
-  | 'doctype'
-  | 'start-tag-name'
-  | 'start-tag' // attributes, up to '>' or '/>'
-  | 'end-tag-name'
-  | 'end-tag' // whitespace, up to '>'
-  | 'skip'; // after a fault: looking for the next '<?xml'
-
-const LT = 0x3c;
-const GT = 0x3e;
-const SLASH = 0x2f;
-const QUESTION = 0x3f;
-const BANG = 0x21;
-const DASH = 0x2d;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACKET = 0x5b;
-const DOUBLE_QUOTE = 0x22;
-const SINGLE_QUOTE = 0x27;
-const BYTE_ORDER_MARK = 0xfeff;
-
-const BANG_CONSTRUCTS = ['--', '[CDATA[', 'DOCTYPE'] as const;
-const DECLARATION = '<?xml';
-
-function isXmlWhitespace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
-}
-
-function isNameStart(code: number): boolean {
-  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || code === 0x5f || code === 0x3a || code >= 0x80;
-}
-
-function isNameChar(code: number): boolean {
-  return isNameStart(code) || (code >= 0x30 && code <= 0x39) || code === DASH || code === 0x2e;
-}
-
-/** A short, quoted excerpt for messages. */
-function excerpt(text: string, from: number): string {
-  const line = text.slice(from, from + 24).split('\n')[0] ?? '';
-  return JSON.stringify(line);
-}
-
-function countNewlines(text: string, from: number, to: number): number {
-  let count = 0;
-  for (let at = text.indexOf('\n', from); at !== -1 && at < to; at = text.indexOf('\n', at + 1)) count += 1;
-  return count;
-}
-
-/** Input line numbers, counted lazily and only forward, so each character is counted once. */
-class LineCounter {
-  private line = 1;
-  private text = '';
-  private cursor = 0;
-
-  startChunk(text: string): void {
-    this.line += countNewlines(this.text, this.cursor, this.text.length);
-    this.text = text;
-    this.cursor = 0;
-  }
-
-  /** Line of `index` in the current chunk; calls must not go backwards within a chunk. */
-  lineAt(index: number): number {
-    if (index > this.cursor) {
-      this.line += countNewlines(this.text, this.cursor, index);
-      this.cursor = index;
-    }
-    return this.line;
-  }
-}
 
 /** Pieces of text that may span chunks: `from` is where the open piece starts in the current chunk, -1 if none. */
 class SpanningText {

@@ -16,118 +16,15 @@
  * The prolog (declaration, DOCTYPE, comments) is read past and never handed on: no
  * DTD, internal subset or entity declaration ever reaches the XML parser.
  *
- * Production reads through XmlDocumentScanner (document-scanner.ts), which splits the
- * same way and also captures the values read; this class is the plain reference the
- * tests hold it to, and the source of the document types and limits both share.
+ * Production reads through XmlDocumentScanner (src/sources/xml/document-scanner.ts),
+ * which splits the same way and also captures the values read; this class is the plain
+ * reference the tests and bench/xml-scan.ts hold it to. Both share src/sources/xml/markup.ts.
  */
-
-export interface WellFormedDocument {
-  wellFormed: true;
-  /** 1-based position of the document in the input (defective documents count too). */
-  number: number;
-  rootName: string;
-  /** The root element, from its `<` to the `>` of its end tag; no prolog. */
-  rootText: string;
-  /** Input line (1-based) on which the root element starts. */
-  rootLine: number;
-}
-
-export interface DefectiveDocument {
-  wellFormed: false;
-  number: number;
-  /** What was wrong and what was expected instead. */
-  problem: string;
-  /** Input line (1-based) where the problem was seen. */
-  line: number;
-}
-
-export type SplitDocument = WellFormedDocument | DefectiveDocument;
-
-/** nvidia-smi documents are well under 1 MiB even with eight GPUs; this bounds memory on hostile input. */
-export const MAX_DOCUMENT_CHARS = 64 * 1024 * 1024;
-/** nvidia-smi nests about seven levels deep; a deeper stack is not its output. */
-export const MAX_ELEMENT_DEPTH = 256;
-
-type State =
-  | 'text' // character data, or whitespace between prolog markup
-  | 'markup-open' // just after '<'
-  | 'bang' // after '<!': comment, CDATA or DOCTYPE?
-  | 'comment'
-  | 'cdata'
-  | 'pi-target'
-  | 'pi'
-  | 'doctype'
-  | 'start-tag-name'
-  | 'start-tag' // attributes, up to '>' or '/>'
-  | 'end-tag-name'
-  | 'end-tag' // whitespace, up to '>'
-  | 'skip'; // after a fault: looking for the next '<?xml'
-
-const LT = 0x3c;
-const GT = 0x3e;
-const SLASH = 0x2f;
-const QUESTION = 0x3f;
-const BANG = 0x21;
-const DASH = 0x2d;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACKET = 0x5b;
-const DOUBLE_QUOTE = 0x22;
-const SINGLE_QUOTE = 0x27;
-const BYTE_ORDER_MARK = 0xfeff;
-
-const BANG_CONSTRUCTS = ['--', '[CDATA[', 'DOCTYPE'] as const;
-const DECLARATION = '<?xml';
-
-function isXmlWhitespace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
-}
-
-function isNameStart(code: number): boolean {
-  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || code === 0x5f || code === 0x3a || code >= 0x80;
-}
-
-function isNameChar(code: number): boolean {
-  return isNameStart(code) || (code >= 0x30 && code <= 0x39) || code === DASH || code === 0x2e;
-}
-
-/** A short, quoted excerpt for messages. */
-function excerpt(text: string, from: number): string {
-  const line = text.slice(from, from + 24).split('\n')[0] ?? '';
-  return JSON.stringify(line);
-}
-
-function countNewlines(text: string, from: number, to: number): number {
-  let count = 0;
-  for (let at = text.indexOf('\n', from); at !== -1 && at < to; at = text.indexOf('\n', at + 1)) count += 1;
-  return count;
-}
-
-/** Input line numbers, counted lazily and only forward, so each character is counted once. */
-class LineCounter {
-  private line = 1;
-  private text = '';
-  private cursor = 0;
-
-  startChunk(text: string): void {
-    this.line += countNewlines(this.text, this.cursor, this.text.length);
-    this.text = text;
-    this.cursor = 0;
-  }
-
-  /** Line of `index` in the current chunk; calls must not go backwards within a chunk. */
-  lineAt(index: number): number {
-    if (index > this.cursor) {
-      this.line += countNewlines(this.text, this.cursor, index);
-      this.cursor = index;
-    }
-    return this.line;
-  }
-}
-
-export interface SplitterLimits {
-  maxDocumentChars: number;
-  maxElementDepth: number;
-}
+import {
+  BANG, BANG_CONSTRUCTS, BYTE_ORDER_MARK, CLOSE_BRACKET, DASH, DECLARATION, DOUBLE_QUOTE, GT, LT, LineCounter, OPEN_BRACKET,
+  MAX_DOCUMENT_CHARS, MAX_ELEMENT_DEPTH, QUESTION, SINGLE_QUOTE, SLASH, excerpt, isNameChar, isNameStart, isXmlWhitespace,
+  type MarkupState as State, type SplitDocument, type SplitterLimits,
+} from '../../src/sources/xml/markup.js';
 
 export class XmlDocumentSplitter {
   private readonly limits: SplitterLimits;
