@@ -7,6 +7,7 @@ import { BUNDLED_CATALOG_AS_OF, BUNDLED_INSTANCES } from './data/instances.js';
 import { gpuSpecByKey } from './gpus.js';
 import { gpuHourPrice, instancePrice } from './pricing.js';
 import type { InstanceRecord } from './types.js';
+import { editDistance } from '../text/edit-distance.js';
 
 export type Provider = InstanceType['provider'];
 export const PROVIDERS: readonly Provider[] = ['aws', 'azure', 'gcp'];
@@ -161,19 +162,6 @@ export function sortInstances<T extends InstanceType>(instances: readonly T[], o
 export function findInstances<T extends InstanceType>(instances: readonly T[], name: string): T[] {
   const wanted = name.trim().toLowerCase();
   return instances.filter((instance) => instance.name.toLowerCase() === wanted);
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /**

@@ -3,6 +3,7 @@
  * closest to what was typed. Cheap by design: an edit distance over a handful of names.
  */
 import type { z } from 'zod';
+import { editDistance } from '../text/edit-distance.js';
 
 /** Internal definition fields of the zod 4 schema types this walk passes through. */
 interface SchemaDef {
@@ -43,19 +44,6 @@ export function knownKeysAt(root: z.ZodType, path: readonly PropertyKey[]): stri
   if (schema === undefined) return [];
   const def = defOf(schema);
   return def.type === 'object' ? Object.keys(def.shape ?? {}) : [];
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /** The closest known key within a third of the typed key's length (at least 1, at most 3 edits), or undefined. */

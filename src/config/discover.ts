@@ -6,17 +6,9 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { pathExists } from '../io/path-exists.js';
 
 export const CONFIG_FILE_NAMES = ['gpu-audit.yaml', 'gpu-audit.yml', '.gpu-audit.yaml'] as const;
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function isFile(file: string): Promise<boolean> {
   try {
@@ -35,7 +27,7 @@ export async function discoverConfigFile(startDirectory: string): Promise<string
       if (await isFile(candidate)) return candidate;
     }
     const parent = path.dirname(directory);
-    if (parent === directory || (await exists(path.join(directory, '.git')))) return undefined;
+    if (parent === directory || (await pathExists(path.join(directory, '.git')))) return undefined;
     directory = parent;
   }
 }

@@ -4,7 +4,6 @@
  * gpu-audit.yaml that `audit` accepts. `--yes` takes every proposal without asking (for
  * scripts); an existing file is replaced only when the user says so (or with --force).
  */
-import { stat } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import type { GpuAuditConfig } from '../../config/schema.js';
 import { InputError } from '../../model/errors.js';
@@ -13,6 +12,7 @@ import { writeFileAtomic } from '../../io/atomic-write.js';
 import type { CliIo } from '../io.js';
 import { addAnalysisOptions, addKubernetesOptions, addPrometheusOptions } from '../options.js';
 import { buildAuditOptions, runAuditWithProgress, type AuditCommandOptions, type ConfigurableOption } from './audit.js';
+import { pathExists } from '../../io/path-exists.js';
 
 export const DEFAULT_CONFIG_OUTPUT = 'gpu-audit.yaml';
 
@@ -56,15 +56,6 @@ init reads no existing gpu-audit.yaml (it may be the one being replaced).`);
   return command;
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function isTerminal(stream: NodeJS.ReadableStream): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
 }
@@ -94,7 +85,7 @@ export async function runInitCommand(
   }
   const target = options.output;
   const prompter = interactive ? await environment.openPrompter() : undefined;
-  if (options.force !== true && (await exists(target))) {
+  if (options.force !== true && (await pathExists(target))) {
     if (prompter === undefined) throw new InputError('the file exists: pass --force to replace it, or name another with -o', { file: target });
     const replace = await asking(() => prompter.confirm({ message: `${target} exists. Replace it?`, default: false }));
     if (!replace) {
