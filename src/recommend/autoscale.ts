@@ -10,7 +10,7 @@
 import { stringify } from 'yaml';
 import type { Recommendation } from '../model/report.js';
 import { confidenceOf, weaknessesOf } from './confidence.js';
-import { DEFAULT_POOL_HEADROOM, sizePool } from './pool.js';
+import { sizeServingPool } from './pool.js';
 import type { DemandUnit, RecommendOptions, ServingFacts, StrategyResult } from './types.js';
 
 export function kedaScaledObject(name: string, minReplicas: number, maxReplicas: number, metric: NonNullable<ServingFacts['queueMetric']>): string {
@@ -42,15 +42,7 @@ export function autoscale(units: readonly DemandUnit[], options: RecommendOption
       result.notEnoughData.push({ strategy: 'autoscale', targets: [unit.id], reason: 'no queue-length or latency metric declared: scaling on utilization.gpu alone would follow kernels, not waiting requests' });
       continue;
     }
-    const sizing = sizePool({
-      peakPerSecond: serving.peakDemandPerSecond,
-      perGpuPerSecond: serving.perGpuThroughputPerSecond,
-      headroom: DEFAULT_POOL_HEADROOM,
-      gpusPerInstance: 1,
-      instanceUsdPerHour: unit.hourlyUsdPerGpu,
-      coldStartSeconds: serving.coldStartSeconds ?? undefined,
-      rampPerSecondPerMinute: serving.rampPerMinute ?? undefined,
-    });
+    const sizing = sizeServingPool(serving.peakDemandPerSecond, serving.perGpuThroughputPerSecond, serving, unit.hourlyUsdPerGpu);
     const minReplicas = Math.max(1, sizing.warmPoolReplicas ?? 1);
     const reasons = weaknessesOf([unit], options, { vram: false, compute: false });
     const recommendation: Recommendation = {

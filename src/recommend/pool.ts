@@ -7,7 +7,7 @@
  */
 import { gpuName } from './candidates.js';
 import { confidenceOf, weaknessesOf } from './confidence.js';
-import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type StrategyResult } from './types.js';
+import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type ServingFacts, type StrategyResult } from './types.js';
 import { money, round2 } from './units.js';
 
 export const DEFAULT_POOL_HEADROOM = 0.2;
@@ -68,6 +68,19 @@ export function sizePool(input: PoolSizingInput): PoolSizing {
   };
 }
 
+/** The pool of one inference workload, one GPU per replica, from its declared serving facts. */
+export function sizeServingPool(peakPerSecond: number, perGpuPerSecond: number, serving: ServingFacts, hourlyUsdPerGpu: number | null): PoolSizing {
+  return sizePool({
+    peakPerSecond,
+    perGpuPerSecond,
+    headroom: DEFAULT_POOL_HEADROOM,
+    gpusPerInstance: 1,
+    instanceUsdPerHour: hourlyUsdPerGpu,
+    coldStartSeconds: serving.coldStartSeconds ?? undefined,
+    rampPerSecondPerMinute: serving.rampPerMinute ?? undefined,
+  });
+}
+
 /**
  * Replica recommendations for inference workloads that declare throughput and peak demand.
  * Needs: kind inference, serving.perGpuThroughputPerSecond, serving.peakDemandPerSecond, gpuCount, hourlyUsdPerGpu.
@@ -81,15 +94,7 @@ export function replicas(units: readonly DemandUnit[], options: RecommendOptions
       result.notEnoughData.push({ strategy: 'replicas', targets: [unit.id], reason: 'per-GPU throughput and peak demand not declared (gpu-audit.yaml serving facts); nvidia-smi cannot measure them' });
       continue;
     }
-    const sizing = sizePool({
-      peakPerSecond: serving.peakDemandPerSecond,
-      perGpuPerSecond: serving.perGpuThroughputPerSecond,
-      headroom: DEFAULT_POOL_HEADROOM,
-      gpusPerInstance: 1,
-      instanceUsdPerHour: unit.hourlyUsdPerGpu,
-      coldStartSeconds: serving.coldStartSeconds ?? undefined,
-      rampPerSecondPerMinute: serving.rampPerMinute ?? undefined,
-    });
+    const sizing = sizeServingPool(serving.peakDemandPerSecond, serving.perGpuThroughputPerSecond, serving, unit.hourlyUsdPerGpu);
     const needed = sizing.replicas + (sizing.warmPoolReplicas ?? 0);
     if (needed === unit.gpuCount) continue;
     const reasons = weaknessesOf([unit], options, { vram: false, compute: false });
