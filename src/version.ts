@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from './package-root.js';
 
-/** package.json sits one level above both src/ and dist/, so one relative path serves both. */
-const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+const packageJson = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { name: string; version: string };
 
 export const TOOL_NAME: string = packageJson.name;
 export const TOOL_VERSION: string = packageJson.version;

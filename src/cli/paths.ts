@@ -1,9 +1,10 @@
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { packageRoot } from '../package-root.js';
 
 /** The bundled demo fleet: one nvidia-smi -l log per host (fixtures/demo), shipped in the package. */
 export const demoFleetFiles = ['train-h100-01', 'infer-h200-01', 'mig-a100-01', 'notebook-a10g-01'].map((host) =>
-  fileURLToPath(new URL(`../../fixtures/demo/${host}.xml.gz`, import.meta.url)),
+  path.join(packageRoot, 'fixtures/demo', `${host}.xml.gz`),
 );
 
 /** The demo fleet's gpu-audit.yaml: its workloads; `audit --demo` reads it unless --config names another. */
-export const demoConfigFile = fileURLToPath(new URL('../../fixtures/demo/gpu-audit.yaml', import.meta.url));
+export const demoConfigFile = path.join(packageRoot, 'fixtures/demo/gpu-audit.yaml');

@@ -8,7 +8,6 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
-import { glob, isDynamicPattern } from 'tinyglobby';
 import { InputError } from '../model/errors.js';
 import { bundleAuditFiles, bundleManifestOfFile, readBundleManifest } from './collect-bundle.js';
 
@@ -53,14 +52,19 @@ export async function resolveInputs(args: string[]): Promise<InputRef[]> {
     } else if (info?.isFile()) {
       const bundle = await bundleManifestOfFile(arg);
       add(bundle === undefined ? { ref: arg, path: arg, discovered: false } : { ref: arg, path: arg, discovered: false, bundleHost: bundle.host });
-    } else if (isDynamicPattern(arg)) {
-      const matches = (await glob(arg, { onlyFiles: true, dot: false, expandDirectories: false })).sort();
-      if (matches.length === 0) throw new InputError('no file matches this pattern', { file: arg });
-      for (const file of matches) add({ ref: file, path: file, discovered: true });
-    } else if (info === undefined) {
-      throw new InputError('no such file or directory', { file: arg });
     } else {
-      throw new InputError('not a regular file or directory', { file: arg });
+      // Loaded only here, for an argument that is neither a file nor a directory: tinyglobby
+      // brings picomatch with it, which an audit of named files does not need at start-up.
+      const { glob, isDynamicPattern } = await import('tinyglobby');
+      if (isDynamicPattern(arg)) {
+        const matches = (await glob(arg, { onlyFiles: true, dot: false, expandDirectories: false })).sort();
+        if (matches.length === 0) throw new InputError('no file matches this pattern', { file: arg });
+        for (const file of matches) add({ ref: file, path: file, discovered: true });
+      } else if (info === undefined) {
+        throw new InputError('no such file or directory', { file: arg });
+      } else {
+        throw new InputError('not a regular file or directory', { file: arg });
+      }
     }
   }
   return inputs;
