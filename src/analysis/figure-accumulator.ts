@@ -5,10 +5,14 @@
  * and 1 per reading for point values. A negative weight takes weight back (gap correction);
  * maxima only ever grow, since capping a gap does not change what was seen.
  */
-import type { MemoryStats, PercentStats } from '../model/report.js';
+import type { MemoryStats, PercentStats, ThroughputStats } from '../model/report.js';
 import { COMPUTE_LADDER, type LadderBasis } from './compute-ladder.js';
-import { PERCENT_METRICS, type PercentMetric, type SampleValues } from './sample-values.js';
+import { PCIE_METRICS, PERCENT_METRICS, type PcieMetric, type PercentMetric, type SampleValues } from './sample-values.js';
 import { MIB_RANGE, PERCENT_RANGE, type SketchRange, WeightedQuantileSketch } from './stats/weighted-quantile-sketch.js';
+
+/** PCIe throughput in KiB/s: 1 KiB/s .. 1 TiB/s (a Gen6 x16 link carries about 121 GB/s each way). */
+const KIBPS_RANGE: SketchRange = { minIndexable: 1, maxIndexable: 2 ** 30 };
+const KIB_PER_MIB = 1024;
 
 class SignalFigures {
   weight = 0;
@@ -53,8 +57,11 @@ export class FigureAccumulator {
   weight = 0;
   private readonly percent: Record<PercentMetric, SignalFigures>;
   private readonly memoryUsed = new SignalFigures(MIB_RANGE);
+  private readonly pcie: Record<PcieMetric, SignalFigures> = { pcieRxKiBps: new SignalFigures(KIBPS_RANGE), pcieTxKiBps: new SignalFigures(KIBPS_RANGE) };
   private memoryTotalMax = -Infinity;
   private readonly idle: Record<LadderBasis, IdleTally>;
+  /** The same tallies in COMPUTE_LADDER order. */
+  private readonly talliesByRung: readonly IdleTally[];
 
   constructor(readonly idleThresholdPct: number) {
     this.percent = {
@@ -69,22 +76,29 @@ export class FigureAccumulator {
       utilization: { observedWeight: 0, idleWeight: 0 },
       processes: { observedWeight: 0, idleWeight: 0 },
     };
+    this.talliesByRung = COMPUTE_LADDER.map((rung) => this.idle[rung.basis]);
   }
 
+  /** Runs once per sample: the percent signals are named one by one rather than looked up by key. */
   add(values: SampleValues, weight: number): void {
     this.weight += weight;
-    for (const metric of PERCENT_METRICS) {
-      const value = values[metric];
-      if (value !== undefined) this.percent[metric].add(value, weight);
-    }
+    const percent = this.percent;
+    if (values.utilizationPct !== undefined) percent.utilizationPct.add(values.utilizationPct, weight);
+    if (values.smActivePct !== undefined) percent.smActivePct.add(values.smActivePct, weight);
+    if (values.tensorActivePct !== undefined) percent.tensorActivePct.add(values.tensorActivePct, weight);
+    if (values.grEngineActivePct !== undefined) percent.grEngineActivePct.add(values.grEngineActivePct, weight);
     if (values.memoryUsedMiB !== undefined) this.memoryUsed.add(values.memoryUsedMiB, weight);
     if (values.memoryTotalMiB !== undefined && weight > 0) this.memoryTotalMax = Math.max(this.memoryTotalMax, values.memoryTotalMiB);
-    for (const rung of COMPUTE_LADDER) {
-      const signal = rung.signal(values);
-      if (signal === undefined) continue;
-      const tally = this.idle[rung.basis];
+    if (values.pcieRxKiBps !== undefined) this.pcie.pcieRxKiBps.add(values.pcieRxKiBps, weight);
+    if (values.pcieTxKiBps !== undefined) this.pcie.pcieTxKiBps.add(values.pcieTxKiBps, weight);
+    const tallies = this.talliesByRung;
+    for (let rung = 0; rung < tallies.length; rung += 1) {
+      const { signal, isIdle } = COMPUTE_LADDER[rung]!;
+      const reading = signal(values);
+      if (reading === undefined) continue;
+      const tally = tallies[rung]!;
       tally.observedWeight += weight;
-      if (rung.isIdle(signal, this.idleThresholdPct)) tally.idleWeight += weight;
+      if (isIdle(reading, this.idleThresholdPct)) tally.idleWeight += weight;
     }
   }
 
@@ -92,6 +106,7 @@ export class FigureAccumulator {
     this.weight += other.weight;
     for (const metric of PERCENT_METRICS) this.percent[metric].merge(other.percent[metric]);
     this.memoryUsed.merge(other.memoryUsed);
+    for (const metric of PCIE_METRICS) this.pcie[metric].merge(other.pcie[metric]);
     this.memoryTotalMax = Math.max(this.memoryTotalMax, other.memoryTotalMax);
     for (const rung of COMPUTE_LADDER) {
       this.idle[rung.basis].observedWeight += other.idle[rung.basis].observedWeight;
@@ -111,6 +126,13 @@ export class FigureAccumulator {
     return { mean: figures.mean(), p95: figures.sketch.quantile(0.95)!, max: figures.max };
   }
 
+  /** Weighted mean, p95 and max of a PCIe throughput, converted from the samples' KiB/s to MiB/s. */
+  pcieStats(metric: PcieMetric): ThroughputStats | null {
+    const figures = this.pcie[metric];
+    if (!figures.observed) return null;
+    return { mean: figures.mean() / KIB_PER_MIB, p95: figures.sketch.quantile(0.95)! / KIB_PER_MIB, max: figures.max / KIB_PER_MIB };
+  }
+
   /** Largest `memoryTotalMiB` a sample carried (CSV `memory.total`), for devices without inventory. */
   memoryTotalMiB(): number | null {
     return Number.isFinite(this.memoryTotalMax) ? this.memoryTotalMax : null;
@@ -123,6 +145,7 @@ export class FigureAccumulator {
   /** Occupied sketch buckets over all signals: the part of the state that grows with distinct values. */
   get sketchBucketCount(): number {
     let count = this.memoryUsed.sketch.bucketCount;
+    for (const metric of PCIE_METRICS) count += this.pcie[metric].sketch.bucketCount;
     for (const metric of PERCENT_METRICS) count += this.percent[metric].sketch.bucketCount;
     return count;
   }

@@ -10,8 +10,18 @@ import type { SourceContext, SourceParser } from './types.js';
 import { DeviceInventory, DeviceRefs } from './text/devices.js';
 import { LocalTimestampReader } from './text/local-time.js';
 import { QueryCsvReader } from './text/query-csv.js';
-import type { CellReader, QueryColumn, QuerySchema } from './text/query-csv.js';
-import { isMissingCell, normalisePciBusId, normalisePciDeviceId, parseCount, parseQuantity } from './text/values.js';
+import type { CellReader, QueryColumn, QuerySchema, SpanReader } from './text/query-csv.js';
+import {
+  isMissingCell,
+  isMissingSpan,
+  normalisePciBusId,
+  normalisePciDeviceId,
+  parseCount,
+  parseCountSpan,
+  parseQuantity,
+  parseQuantitySpan,
+  SpanCache,
+} from './text/values.js';
 import { queryCsvParser } from './text/query-csv-parser.js';
 import type { Warn } from './text/warnings.js';
 
@@ -140,6 +150,84 @@ const GPU_READERS: Readonly<Record<string, CellReader<GpuRow>>> = {
   },
 };
 
+/*
+ * The same readers for the columns every row of a long log has, reading cells in place
+ * (see SpanReader): numbers and timestamps from the characters, names, UUIDs and bus ids
+ * compared with the few a log repeats. `mig.mode.current` and `pci.device_id` are rare
+ * enough to keep the plain readers.
+ */
+
+function quantitySpan(field: NumericField): SpanReader<GpuRow> {
+  return (row, text, start, end, unit) => {
+    const value = parseQuantitySpan(text, start, end, unit);
+    if (value === undefined) return true;
+    if (Number.isNaN(value)) return false;
+    row[field] = value;
+    return true;
+  };
+}
+
+function powerSpan(rank: number): SpanReader<GpuRow> {
+  return (row, text, start, end, unit) => {
+    const value = parseQuantitySpan(text, start, end, unit);
+    if (value === undefined) return true;
+    if (Number.isNaN(value)) return false;
+    if (rank > row.powerRank) {
+      row.powerW = value;
+      row.powerRank = rank;
+    }
+    return true;
+  };
+}
+
+function textSpan(field: 'model' | 'uuid' | 'driverVersion'): SpanReader<GpuRow> {
+  const seen = new SpanCache<string>((cell) => cell);
+  return (row, text, start, end) => {
+    if (!isMissingSpan(text, start, end)) row[field] = seen.get(text, start, end);
+    return true;
+  };
+}
+
+function busIdSpan(): SpanReader<GpuRow> {
+  const seen = new SpanCache(normalisePciBusId);
+  return (row, text, start, end) => {
+    if (isMissingSpan(text, start, end)) return true;
+    row.pciBusId = seen.get(text, start, end);
+    return row.pciBusId !== undefined;
+  };
+}
+
+function gpuSpanReaders(): Readonly<Record<string, SpanReader<GpuRow>>> {
+  return {
+    timestamp: (row, text, start, end) => {
+      if (isMissingSpan(text, start, end)) return true;
+      row.time = row.timestamps.readSpan(text, start, end);
+      return row.time !== undefined;
+    },
+    name: textSpan('model'),
+    gpu_name: textSpan('model'),
+    uuid: textSpan('uuid'),
+    gpu_uuid: textSpan('uuid'),
+    'pci.bus_id': busIdSpan(),
+    gpu_bus_id: busIdSpan(),
+    index: (row, text, start, end) => {
+      if (isMissingSpan(text, start, end)) return true;
+      const index = parseCountSpan(text, start, end);
+      if (Number.isNaN(index)) return false;
+      row.index = index;
+      return true;
+    },
+    'memory.total': quantitySpan('memoryTotalMiB'),
+    'memory.used': quantitySpan('memoryUsedMiB'),
+    'utilization.gpu': quantitySpan('utilizationPct'),
+    'utilization.memory': quantitySpan('memoryUtilizationPct'),
+    'power.draw': powerSpan(POWER_PREFERENCE['power.draw']),
+    'power.draw.average': powerSpan(POWER_PREFERENCE['power.draw.average']),
+    'power.draw.instant': powerSpan(POWER_PREFERENCE['power.draw.instant']),
+    driver_version: textSpan('driverVersion'),
+  };
+}
+
 /** Columns that carry a reading (the rest are inventory): a header without one gives devices only. */
 const SAMPLE_FIELDS = new Set(['memory.used', 'utilization.gpu', 'utilization.memory', 'power.draw', 'power.draw.average', 'power.draw.instant']);
 const IDENTITY_FIELDS = new Set(['uuid', 'gpu_uuid', 'pci.bus_id', 'gpu_bus_id', 'index']);
@@ -166,6 +254,19 @@ function isGpuQueryHeader(columns: readonly QueryColumn[]): boolean {
 const GPU_SCHEMA: QuerySchema<GpuRow> = {
   query: '--query-gpu',
   readers: GPU_READERS,
+  spanReaders: gpuSpanReaders,
+  runnable: {
+    name: 'model',
+    gpu_name: 'model',
+    uuid: 'uuid',
+    gpu_uuid: 'uuid',
+    'pci.bus_id': 'pciBusId',
+    gpu_bus_id: 'pciBusId',
+    index: 'index',
+    driver_version: 'driverVersion',
+    'mig.mode.current': 'migMode',
+    'pci.device_id': 'pciDeviceId',
+  },
   exampleHeader: 'timestamp, name, uuid, index, memory.total [MiB], memory.used [MiB], utilization.gpu [%], power.draw [W]',
   rowFields: new Set(['timestamp']),
   accepts: isGpuQueryHeader,

@@ -6,14 +6,43 @@
  */
 import type { DeviceInfo, DeviceRef, ObservationSink } from '../../model/observations.js';
 
+/** Enough for the GPUs of one host (8 boards, or 7 MIG instances each on a few). */
+const RECENT_REFS = 32;
+
 /** One shared, frozen DeviceRef per (uuid, bus id, index) seen on a host. */
 export class DeviceRefs {
   // Nested maps rather than a joined string key: no string is built per row.
   private readonly byUuid = new Map<string | undefined, Map<string | undefined, Map<number | undefined, DeviceRef>>>();
+  /**
+   * The refs handed out last, tried first from the one after the last hit: the GPUs of a
+   * `-l` log come round in the same order every tick, so the first probe usually hits.
+   */
+  private readonly recent: DeviceRef[] = [];
+  private lastHit = 0;
+  private nextSlot = 0;
 
   constructor(private readonly host: string) {}
 
   get(uuid: string | undefined, pciBusId: string | undefined, index: number | undefined): DeviceRef {
+    const recent = this.recent;
+    const count = recent.length;
+    for (let probe = 0, slot = this.lastHit; probe < count; probe += 1) {
+      slot = slot + 1 === count ? 0 : slot + 1;
+      const ref = recent[slot]!;
+      if (ref.uuid === uuid && ref.pciBusId === pciBusId && ref.index === index) {
+        this.lastHit = slot;
+        return ref;
+      }
+    }
+    const ref = this.lookUp(uuid, pciBusId, index);
+    const slot = count < RECENT_REFS ? count : this.nextSlot;
+    if (count >= RECENT_REFS) this.nextSlot = (this.nextSlot + 1) % RECENT_REFS;
+    recent[slot] = ref;
+    this.lastHit = slot;
+    return ref;
+  }
+
+  private lookUp(uuid: string | undefined, pciBusId: string | undefined, index: number | undefined): DeviceRef {
     let byBus = this.byUuid.get(uuid);
     if (byBus === undefined) this.byUuid.set(uuid, (byBus = new Map()));
     let byIndex = byBus.get(pciBusId);

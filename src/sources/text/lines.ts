@@ -111,3 +111,83 @@ export function leadingLines(head: string, count: number): string[] {
   }
   return lines;
 }
+
+/** A line as text[start, end), without its line end; `text` is often a whole chunk. */
+export type LineSpanHandler = (text: string, start: number, end: number, lineNumber: number) => void;
+
+/**
+ * LineSplitter for parsers that read lines in place: a line inside one chunk is passed as a
+ * span of the chunk (no string per line); only a line cut by a chunk boundary is joined into
+ * a string of its own. Same lines, numbers, BOM and `\r` handling as LineSplitter.
+ */
+export class LineSpanSplitter {
+  private readonly pieces: string[] = [];
+  private pendingChars = 0;
+  private lineNumber = 0;
+  private started = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly onLine: LineSpanHandler,
+  ) {}
+
+  push(chunk: string): void {
+    if (chunk.length === 0) return;
+    let start = 0;
+    if (!this.started) {
+      this.started = true;
+      if (chunk.charCodeAt(0) === BYTE_ORDER_MARK) start = 1;
+    }
+    let newline = chunk.indexOf('\n', start);
+    while (newline !== -1) {
+      if (this.pieces.length > 0) {
+        this.pieces.push(chunk.slice(start, newline));
+        const line = this.pieces.join('');
+        this.pieces.length = 0;
+        this.pendingChars = 0;
+        this.emit(line, 0, line.length);
+      } else {
+        this.emit(chunk, start, newline);
+      }
+      start = newline + 1;
+      newline = chunk.indexOf('\n', start);
+    }
+    if (start < chunk.length) {
+      this.pieces.push(start === 0 ? chunk : chunk.slice(start));
+      this.pendingChars += chunk.length - start;
+      if (this.pendingChars > MAX_LINE_CHARS) {
+        throw new InputError(`line longer than ${MAX_LINE_CHARS} characters: not line-oriented telemetry text`, {
+          file: this.file,
+          location: `line ${this.lineNumber + 1}`,
+        });
+      }
+    }
+  }
+
+  /** Emits the last line when the input does not end with a newline. */
+  finish(): void {
+    if (this.pieces.length === 0) return;
+    const line = this.pieces.join('');
+    this.pieces.length = 0;
+    this.pendingChars = 0;
+    this.emit(line, 0, line.length);
+  }
+
+  /** Lines emitted so far (the number of the last one). */
+  get linesRead(): number {
+    return this.lineNumber;
+  }
+
+  private emit(text: string, start: number, end: number): void {
+    this.lineNumber += 1;
+    this.onLine(text, start, end > start && text.charCodeAt(end - 1) === CARRIAGE_RETURN ? end - 1 : end, this.lineNumber);
+  }
+}
+
+/** forEachLine for span handlers. */
+export async function forEachLineSpan(chunks: AsyncIterable<string>, file: string, onLine: LineSpanHandler): Promise<number> {
+  const splitter = new LineSpanSplitter(file, onLine);
+  for await (const chunk of chunks) splitter.push(chunk);
+  splitter.finish();
+  return splitter.linesRead;
+}

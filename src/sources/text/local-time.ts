@@ -26,7 +26,7 @@ export class LocalTimestampReader {
 
   /** Epoch ms, or undefined for text that is not a timestamp parseLocalTimestamp reads. */
   read(text: string): number | undefined {
-    const secondsMs = this.secondsWithinMinute(text);
+    const secondsMs = secondsWithinMinute(text, 0, text.length);
     if (secondsMs === undefined) return parseLocalTimestamp(text, this.timeZone);
     if (!text.startsWith(this.minutePrefix) || this.minutePrefix === '') {
       this.minutePrefix = text.slice(0, MINUTE_CHARS);
@@ -36,17 +36,29 @@ export class LocalTimestampReader {
   }
 
   /**
-   * Milliseconds past the minute for exactly `YYYY/MM/DD HH:MM:SS` or `...:SS.mmm`;
-   * undefined for any other shape (including second 60), which takes the general path.
+   * `read(text.slice(start, end))` without the slice while the cell is in the minute read
+   * last (all rows of a tick, and the ticks of the same minute).
    */
-  private secondsWithinMinute(text: string): number | undefined {
-    const length = text.length;
-    if ((length !== 19 && length !== 23) || text.charCodeAt(MINUTE_CHARS) !== 0x3a /* : */) return undefined;
-    const seconds = digitAt(text, 17) * 10 + digitAt(text, 18);
-    if (!(seconds <= 59)) return undefined;
-    if (length === 19) return seconds * 1000;
-    if (text.charCodeAt(19) !== 0x2e /* . */) return undefined;
-    const ms = digitAt(text, 20) * 100 + digitAt(text, 21) * 10 + digitAt(text, 22);
-    return Number.isNaN(ms) ? undefined : seconds * 1000 + ms;
+  readSpan(text: string, start: number, end: number): number | undefined {
+    if (this.minutePrefix !== '' && end - start >= MINUTE_CHARS && text.substring(start, start + MINUTE_CHARS) === this.minutePrefix) {
+      const secondsMs = secondsWithinMinute(text, start, end);
+      if (secondsMs !== undefined) return this.minuteStartMs === undefined ? undefined : this.minuteStartMs + secondsMs;
+    }
+    return this.read(text.slice(start, end));
   }
+}
+
+/**
+ * Milliseconds past the minute for text[start, end) of exactly `YYYY/MM/DD HH:MM:SS` or
+ * `...:SS.mmm`; undefined for any other shape (including second 60), which takes the general path.
+ */
+function secondsWithinMinute(text: string, start: number, end: number): number | undefined {
+  const length = end - start;
+  if ((length !== 19 && length !== 23) || text.charCodeAt(start + MINUTE_CHARS) !== 0x3a /* : */) return undefined;
+  const seconds = digitAt(text, start + 17) * 10 + digitAt(text, start + 18);
+  if (!(seconds <= 59)) return undefined;
+  if (length === 19) return seconds * 1000;
+  if (text.charCodeAt(start + 19) !== 0x2e /* . */) return undefined;
+  const ms = digitAt(text, start + 20) * 100 + digitAt(text, start + 21) * 10 + digitAt(text, start + 22);
+  return Number.isNaN(ms) ? undefined : seconds * 1000 + ms;
 }

@@ -5,7 +5,7 @@
  */
 import type { ObservationSink } from '../../model/observations.js';
 import type { ParseResult, SourceContext, SourceParser } from '../types.js';
-import { forEachLine, leadingLines } from './lines.js';
+import { forEachLineSpan, leadingLines } from './lines.js';
 import { isAcceptedHeader, type QueryCsvReader, type QuerySchema } from './query-csv.js';
 import { WarningLimiter, type Warn } from './warnings.js';
 
@@ -24,7 +24,7 @@ export function queryCsvParser<Row>(definition: {
     async parse(chunks, context, sink): Promise<ParseResult> {
       const warnings = new WarningLimiter(sink);
       const reader = definition.createReader(context, sink, warnings.warn);
-      const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => reader.line(line, lineNumber));
+      const lines = await forEachLineSpan(chunks, context.ref, (text, start, end, lineNumber) => reader.lineSpan(text, start, end, lineNumber));
       reader.finish(lines);
       warnings.finish(`line ${lines}`);
       return { records: reader.rows };

@@ -9,6 +9,7 @@
  * finds the header, maps columns to readers once per header, and walks rows.
  */
 import { InputError } from '../../model/errors.js';
+import { RepeatedRun, type RunnableColumns } from './repeated-run.js';
 import type { Warn } from './warnings.js';
 
 export const CELL_SEPARATOR = ', ';
@@ -26,11 +27,28 @@ export interface QueryColumn {
  */
 export type CellReader<Row> = (row: Row, cell: string, unit: string | undefined) => boolean;
 
+/**
+ * A CellReader that reads the cell text[start, end) in place (trimmed, possibly empty), for
+ * the columns of long logs: no string is cut out per cell.
+ */
+export type SpanReader<Row> = (row: Row, text: string, start: number, end: number, unit: string | undefined) => boolean;
+
 export interface QuerySchema<Row> {
   /** The nvidia-smi switch, for messages: `--query-gpu`. */
   query: string;
   /** Field name -> what to do with its cells; every other field is skipped. */
   readers: Readonly<Record<string, CellReader<Row>>>;
+  /**
+   * In-place readers for some of those fields, used instead of the CellReader. Each must
+   * give what its CellReader gives for the sliced cell. Made once per table reader, since
+   * they may keep caches.
+   */
+  spanReaders?: () => Readonly<Record<string, SpanReader<Row>>>;
+  /**
+   * Columns whose reader writes one row property from the cell text alone (names, ids):
+   * side by side, they are read once per distinct text and replayed (see RepeatedRun).
+   */
+  runnable?: RunnableColumns<Row>;
   /** A header this schema can read, shown when an input has none. */
   exampleHeader: string;
   /**
@@ -90,13 +108,20 @@ export interface QueryRowHandlers<Row> {
  */
 export class QueryCsvReader<Row> {
   private headerLine: string | undefined;
-  private readers: (CellReader<Row> | undefined)[] = [];
+  private readers: (SpanReader<Row> | undefined)[] = [];
+  private readonly spanReaders: Readonly<Record<string, SpanReader<Row>>>;
+  /** The identity columns of the current header, read once per distinct text. */
+  private run: RepeatedRun<Row> | undefined;
   private units: (string | undefined)[] = [];
   private fields: string[] = [];
   private dataRows = 0;
   /** Cells that could not be read on the current line, reported once the row is known to be whole. */
   private readonly badCells: number[] = [];
   private readonly badTexts: string[] = [];
+  /** The last separator search (see nextSeparator). */
+  private searchedText = '';
+  private searchedFrom = 0;
+  private foundAt = -1;
 
   constructor(
     private readonly file: string,
@@ -104,7 +129,9 @@ export class QueryCsvReader<Row> {
     private readonly row: Row,
     private readonly handlers: QueryRowHandlers<Row>,
     private readonly warn: Warn,
-  ) {}
+  ) {
+    this.spanReaders = schema.spanReaders?.() ?? {};
+  }
 
   /** Data rows read (records). */
   get rows(): number {
@@ -112,16 +139,23 @@ export class QueryCsvReader<Row> {
   }
 
   line(text: string, lineNumber: number): void {
-    if (text === this.headerLine) return; // the same header printed again
-    const first = text.charCodeAt(0);
-    if (Number.isNaN(first) || (first === SPACE && text.trim() === '')) return; // blank
-    if (this.headerLine === undefined) {
-      this.readHeader(text, lineNumber, true);
+    this.lineSpan(text, 0, text.length, lineNumber);
+  }
+
+  /** `line(text.slice(start, end), lineNumber)`, reading data rows in place. */
+  lineSpan(text: string, start: number, end: number, lineNumber: number): void {
+    const headerLine = this.headerLine;
+    if (headerLine !== undefined && end - start === headerLine.length && text.startsWith(headerLine, start)) return; // the same header printed again
+    if (start === end) return; // blank
+    const first = text.charCodeAt(start);
+    if (first === SPACE && text.slice(start, end).trim() === '') return; // blank
+    if (headerLine === undefined) {
+      this.readHeader(text.slice(start, end), lineNumber, true);
       return;
     }
     // Only a line starting with a lower-case letter can be a header: test that before parsing one.
-    if (first >= LOWER_A && first <= LOWER_Z && this.readHeader(text, lineNumber, false)) return;
-    this.readRow(text, lineNumber);
+    if (first >= LOWER_A && first <= LOWER_Z && this.readHeader(text.slice(start, end), lineNumber, false)) return;
+    this.readRow(text, start, end, lineNumber);
   }
 
   /** Call at the end of the table: an empty table has no header to name its columns. */
@@ -155,34 +189,81 @@ export class QueryCsvReader<Row> {
     this.headerLine = text;
     this.fields = columns.map((column) => column.field);
     this.units = columns.map((column) => column.unit);
-    this.readers = columns.map((column) => (Object.hasOwn(this.schema.readers, column.field) ? this.schema.readers[column.field] : undefined));
+    this.readers = columns.map((column) => this.readerOf(column.field));
+    this.run = this.schema.runnable === undefined ? undefined : RepeatedRun.of(this.fields, this.schema.runnable);
     this.handlers.header?.(columns, lineNumber);
     return true;
   }
 
-  private readRow(text: string, lineNumber: number): void {
+  private readerOf(field: string): SpanReader<Row> | undefined {
+    if (Object.hasOwn(this.spanReaders, field)) return this.spanReaders[field];
+    if (!Object.hasOwn(this.schema.readers, field)) return undefined;
+    const reader = this.schema.readers[field]!;
+    return (row, text, start, end, unit) => reader(row, text.slice(start, end), unit);
+  }
+
+  /**
+   * The first ", " at or after `from` in `text` (-1: none). The search for a line's last cell
+   * runs on into the next line; what it found is kept, so that the next line's search starts
+   * there instead of scanning the same characters again (a chunk of lines without any
+   * separator would otherwise be scanned once per line).
+   */
+  private nextSeparator(text: string, from: number): number {
+    if (text === this.searchedText && from >= this.searchedFrom && (this.foundAt === -1 || from <= this.foundAt)) return this.foundAt;
+    // A search for the comma alone is several times cheaper than one for the pair.
+    let at = text.indexOf(',', from);
+    while (at !== -1 && text.charCodeAt(at + 1) !== SPACE) at = text.indexOf(',', at + 1);
+    this.searchedText = text;
+    this.searchedFrom = from;
+    this.foundAt = at;
+    return at;
+  }
+
+  /** Reads the data row text[lineStart, lineEnd). */
+  private readRow(text: string, lineStart: number, lineEnd: number, lineNumber: number): void {
     const { row, readers, units, badCells, badTexts } = this;
     const columnCount = readers.length;
     this.handlers.reset(row);
-    badCells.length = 0;
-    badTexts.length = 0;
+    if (badCells.length > 0) {
+      badCells.length = 0;
+      badTexts.length = 0;
+    }
     let cellIndex = 0;
-    let start = 0;
+    let start = lineStart;
+    const run = this.run;
+    const runFirst = run === undefined ? -1 : run.first;
+    const runLast = run === undefined ? -1 : run.first + run.count - 1;
+    let runStart = -1;
+    let runBadCells = 0;
     for (;;) {
-      const separator = text.indexOf(CELL_SEPARATOR, start);
-      const end = separator === -1 ? text.length : separator;
+      if (cellIndex === runFirst) {
+        const next = run!.replay(row, text, start, lineEnd);
+        if (next !== -1) {
+          cellIndex += run!.count;
+          start = next;
+          continue;
+        }
+        runStart = start;
+        runBadCells = badCells.length;
+      }
+      let separator = this.nextSeparator(text, start);
+      if (separator >= lineEnd) separator = -1; // the next line's
+      const end = separator === -1 ? lineEnd : separator;
       const reader = cellIndex < columnCount ? readers[cellIndex] : undefined;
       if (reader !== undefined) {
-        // Trim by index: one slice per read cell, none for the cells no reader wants.
+        // Trim by index: span readers read in place, the others slice the cell they want.
         let cellStart = start;
         let cellEnd = end;
         while (cellStart < cellEnd && text.charCodeAt(cellStart) === SPACE) cellStart += 1;
         while (cellEnd > cellStart && text.charCodeAt(cellEnd - 1) === SPACE) cellEnd -= 1;
-        const cell = text.slice(cellStart, cellEnd);
-        if (!reader(row, cell, units[cellIndex])) {
+        if (!reader(row, text, cellStart, cellEnd, units[cellIndex])) {
           badCells.push(cellIndex);
-          badTexts.push(cell);
+          badTexts.push(text.slice(cellStart, cellEnd));
         }
+      }
+      if (cellIndex === runLast && runStart !== -1) {
+        if (separator !== -1 && badCells.length === runBadCells) run!.remember(row, text, runStart, separator);
+        runStart = -1;
       }
       cellIndex += 1;
       if (separator === -1) break;

@@ -4,6 +4,7 @@
  * regular expressions, and the few that need a pattern memoise their answers (a log
  * repeats the same handful of bus ids and device ids millions of times).
  */
+import { detached } from '../xml/detached.js';
 
 const OPEN_BRACKET = 0x5b; // [
 const MINUS = 0x2d;
@@ -108,3 +109,121 @@ export const normalisePciDeviceId = memoised((text) => {
   const match = PCI_DEVICE_ID.exec(text);
   return match === null ? undefined : match[1]!.padStart(8, '0').toUpperCase();
 });
+
+/*
+ * Span readers: the same answers as the functions above for the cell text[start, end),
+ * without slicing it out. Long logs repeat a handful of shapes (`81559 MiB`, `69.00 W`,
+ * `0`), which these read in place; anything else is sliced and handed to the general
+ * function, so the two paths cannot disagree.
+ */
+
+const SPACE = 0x20;
+const UPPER_N = 0x4e;
+
+/** 10^0 .. 10^15, all exact doubles. */
+const POWERS_OF_TEN = Array.from({ length: 16 }, (_, exponent) => 10 ** exponent);
+
+/** isMissingCell for text[start, end). */
+export function isMissingSpan(text: string, start: number, end: number): boolean {
+  if (start === end) return true;
+  const first = text.charCodeAt(start);
+  return first === OPEN_BRACKET || (first === UPPER_N && end - start === 3 && text.startsWith('N/A', start));
+}
+
+/**
+ * parseQuantity for text[start, end). A decimal of at most 15 digits is m / 10^k with m and
+ * 10^k exact doubles, and IEEE division rounds that quotient correctly, which is exactly what
+ * Number() does with the same text (the fast path of correctly rounded parsing).
+ */
+export function parseQuantitySpan(text: string, start: number, end: number, unit: string | undefined): number | undefined {
+  if (start === end || text.charCodeAt(start) === OPEN_BRACKET) return undefined;
+  let position = start;
+  const negative = text.charCodeAt(position) === MINUS;
+  if (negative) position += 1;
+  let whole = 0;
+  let digits = 0;
+  let fractionDigits = -1; // -1: no dot yet
+  for (; position < end; position += 1) {
+    const code = text.charCodeAt(position);
+    if (code >= ZERO && code <= NINE) {
+      whole = whole * 10 + (code - ZERO);
+      digits += 1;
+      if (fractionDigits >= 0) fractionDigits += 1;
+    } else if (code === DOT && fractionDigits < 0) fractionDigits = 0;
+    else break;
+  }
+  const plain = position === end
+    || (text.charCodeAt(position) === SPACE && (unit === undefined || isTextAt(text, position + 1, end, unit)));
+  if (!plain || digits === 0 || digits > 15) return parseQuantity(text.slice(start, end), unit);
+  const magnitude = fractionDigits <= 0 ? whole : whole / POWERS_OF_TEN[fractionDigits]!;
+  return negative ? -magnitude : magnitude;
+}
+
+/**
+ * Whether text[start, end) is exactly `expected`. A loop, not startsWith: for the short
+ * units and prefixes compared here on every row, the call costs more than the characters.
+ */
+export function isTextAt(text: string, start: number, end: number, expected: string): boolean {
+  const length = expected.length;
+  if (end - start !== length) return false;
+  for (let offset = 0; offset < length; offset += 1) {
+    if (text.charCodeAt(start + offset) !== expected.charCodeAt(offset)) return false;
+  }
+  return true;
+}
+
+/** parseCount for text[start, end): digits only, else the general path. */
+export function parseCountSpan(text: string, start: number, end: number): number {
+  let value = 0;
+  if (end - start > 15 || start === end) return parseCount(text.slice(start, end));
+  for (let position = start; position < end; position += 1) {
+    const code = text.charCodeAt(position);
+    if (code < ZERO || code > NINE) return parseCount(text.slice(start, end));
+    value = value * 10 + (code - ZERO);
+  }
+  return value;
+}
+
+/**
+ * Remembers what a function gave for the last few distinct cell texts of one column, so a
+ * log that repeats the same GPU names, UUIDs and bus ids on every row compares a cell with
+ * what it held before instead of keeping a string per cell. Comparing `substring(...) ===` is
+ * several times faster than `startsWith(key, start)` in V8 (a native compare against the
+ * slice, which costs a small allocation and no copy). Lookups start after the last hit: the GPUs
+ * of a `-l` log come round in the same order every tick, so the first probe usually hits.
+ */
+export class SpanCache<Value> {
+  private readonly keys: string[] = [];
+  private readonly values: Value[] = [];
+  private lastHit = 0;
+  private nextSlot = 0;
+
+  constructor(
+    private readonly compute: (text: string) => Value,
+    private readonly capacity = 32,
+  ) {}
+
+  get(text: string, start: number, end: number): Value {
+    const { keys } = this;
+    const count = keys.length;
+    const length = end - start;
+    for (let probe = 0, slot = this.lastHit; probe < count; probe += 1) {
+      slot = slot + 1 === count ? 0 : slot + 1;
+      const key = keys[slot]!;
+      if (key.length === length && text.substring(start, end) === key) {
+        this.lastHit = slot;
+        return this.values[slot]!;
+      }
+    }
+    // Detached: a kept slice would hold the whole chunk it was cut from.
+    const key = detached(text.slice(start, end));
+    const value = this.compute(key);
+    // Full: replace entries round-robin, so odd input cannot grow the cache.
+    const slot = count < this.capacity ? count : this.nextSlot;
+    if (count >= this.capacity) this.nextSlot = (this.nextSlot + 1) % this.capacity;
+    keys[slot] = key;
+    this.values[slot] = value;
+    this.lastHit = slot;
+    return value;
+  }
+}
