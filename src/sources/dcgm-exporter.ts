@@ -14,11 +14,11 @@
  */
 import { InputError } from '../model/errors.js';
 import type { ParseResult, SourceParser } from './types.js';
-import { DCGM_METRIC_PREFIX, fieldByMetricName } from './dcgm/fields.js';
-import { scanExpositionLine } from './dcgm/exposition.js';
-import { readSeriesLabels, TARGET_POD_LABELS_WARNING } from './dcgm/labels.js';
+import { DCGM_METRIC_PREFIX, fieldByMetricName, type DcgmField } from './dcgm/fields.js';
+import { copyString, LabelSetCache, scanExpositionLine } from './dcgm/exposition.js';
+import { readSeriesLabels, TARGET_POD_LABELS_WARNING, type SeriesLabelsRead } from './dcgm/labels.js';
 import { DcgmDevices } from './dcgm/devices.js';
-import { ScrapeBatch } from './dcgm/scrape.js';
+import { readingSlot, ScrapeBatch } from './dcgm/scrape.js';
 import { readDcgmValue } from './dcgm/values.js';
 import { forEachLine } from './text/lines.js';
 import { WarningLimiter } from './text/warnings.js';
@@ -54,6 +54,34 @@ function detect(head: string): boolean {
   return dcgm && exposition > other;
 }
 
+/**
+ * One DCGM metric of the input: its field (undefined for one gpu-audit does not read) and,
+ * per interned label set, the batch that last had the series (metric, label set).
+ */
+class MetricSeries {
+  private batches = new Int32Array(0);
+
+  /** The field's reading slot in a ScrapeBatch. */
+  readonly slot: number | undefined;
+
+  constructor(readonly field: DcgmField | undefined) {
+    this.slot = field === undefined ? undefined : readingSlot(field);
+  }
+
+  lastBatch(labelSetId: number): number {
+    return labelSetId < this.batches.length ? this.batches[labelSetId]! : 0;
+  }
+
+  mark(labelSetId: number, batchOrdinal: number): void {
+    if (labelSetId >= this.batches.length) {
+      const grown = new Int32Array(Math.max(64, labelSetId + 1, this.batches.length * 2));
+      grown.set(this.batches);
+      this.batches = grown;
+    }
+    this.batches[labelSetId] = batchOrdinal;
+  }
+}
+
 function quote(line: string): string {
   const trimmed = line.trim();
   return JSON.stringify(trimmed.length > QUOTE_CHARS ? `${trimmed.slice(0, QUOTE_CHARS)}...` : trimmed);
@@ -68,7 +96,14 @@ export const dcgmExporter: SourceParser = {
     const { warn } = warnings;
     const devices = new DcgmDevices(sink);
     const batch = new ScrapeBatch();
-    const seriesInBatch = new Set<string>();
+    const labelSets = new LabelSetCache();
+    /** What each interned label set says (see readSeriesLabels), by its id; null for a series of no GPU. */
+    const seriesRead: (SeriesLabelsRead | null | undefined)[] = [];
+    const metrics = new Map<string, MetricSeries>();
+    /** Series of label sets the cache did not take (escaped labels), by their text. */
+    const otherSeriesInBatch = new Set<string>();
+    /** Numbers the batch being gathered; a series last seen in this one was seen in this scrape. */
+    let batchOrdinal = 1;
     let batchTime: number | undefined;
     let scrapes = 0;
     let dcgmLines = 0;
@@ -77,12 +112,13 @@ export const dcgmExporter: SourceParser = {
     const endScrape = (): void => {
       if (batch.isEmpty) return;
       batch.flush(batchTime, devices, sink);
-      seriesInBatch.clear();
+      otherSeriesInBatch.clear();
+      batchOrdinal += 1;
       scrapes += 1;
     };
 
     const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => {
-      const scanned = scanExpositionLine(line);
+      const scanned = scanExpositionLine(line, labelSets);
       if (scanned.kind === 'blank' || scanned.kind === 'comment') return;
       if (scanned.kind === 'invalid') {
         warn(`line ${lineNumber}`, `skipped ${quote(line)}: ${scanned.reason}`);
@@ -91,23 +127,43 @@ export const dcgmExporter: SourceParser = {
       const { sample } = scanned;
       if (!sample.name.startsWith(DCGM_METRIC_PREFIX)) return;
       dcgmLines += 1;
-      const series = readSeriesLabels(sample.labels, context.host);
+      const { labelSet } = sample;
+      let series: SeriesLabelsRead | undefined;
+      if (labelSet === undefined) {
+        series = readSeriesLabels(sample.labels, context.host);
+      } else {
+        while (seriesRead.length <= labelSet.id) seriesRead.push(undefined);
+        let read = seriesRead[labelSet.id];
+        if (read === undefined) {
+          read = readSeriesLabels(labelSet.labels, context.host) ?? null;
+          seriesRead[labelSet.id] = read;
+        }
+        series = read ?? undefined;
+      }
       if (series === undefined) return;
       if (series.targetPodLabelsIgnored) targetPodLabelsLine ??= lineNumber;
 
+      let metric = metrics.get(sample.name);
+      if (metric === undefined) {
+        metric = new MetricSeries(fieldByMetricName(sample.name));
+        metrics.set(copyString(sample.name), metric);
+      }
       // A series is known by its text as printed: one exporter prints each series' labels in
-      // the same order in every scrape, so its second appearance is the next scrape's.
-      if (!batch.isEmpty && (seriesInBatch.has(sample.series) || sample.time !== batchTime)) endScrape();
-      seriesInBatch.add(sample.series);
+      // the same order in every scrape, so its second appearance is the next scrape's. The
+      // text is name + label set, so an interned label set and the name tell it apart.
+      const seenInBatch = labelSet === undefined ? otherSeriesInBatch.has(sample.series) : metric.lastBatch(labelSet.id) === batchOrdinal;
+      if (!batch.isEmpty && (seenInBatch || sample.time !== batchTime)) endScrape();
+      if (labelSet === undefined) otherSeriesInBatch.add(sample.series);
+      else metric.mark(labelSet.id, batchOrdinal);
       batchTime = sample.time;
 
-      const field = fieldByMetricName(sample.name);
+      const { field } = metric;
       let value = field === undefined ? undefined : readDcgmValue(sample.value, field);
       if (Number.isNaN(value)) {
         warn(`line ${lineNumber}`, `${sample.name} value ${sample.value} is not a reading of this field; left out`);
         value = undefined;
       }
-      batch.add(series, field, value);
+      batch.add(series, metric.slot, value, labelSet?.id);
     });
     endScrape();
 

@@ -26,8 +26,21 @@ export class DcgmDevices {
       const parent = migParent(device);
       this.report(parent.key, inventoryOf(parent, this.refOf(parent), { migMode: 'enabled' }));
     }
-    this.report(device.key, inventoryOf(device, ref, { memoryTotalMiB }));
+    if (!this.alreadySent(device, memoryTotalMiB)) this.report(device.key, inventoryOf(device, ref, { memoryTotalMiB }));
     return ref;
+  }
+
+  /**
+   * What `report` would decide for the device's own inventory, without building it: true when
+   * it would add no news (see addsNews). Every device says this once per scrape.
+   */
+  private alreadySent(device: SeriesDevice, memoryTotalMiB: number | undefined): boolean {
+    const previous = this.sent.get(device.key);
+    if (previous === undefined) return false;
+    if (previous.memoryTotalMiB === undefined && memoryTotalMiB !== undefined) return false;
+    return (device.model === undefined || device.model === previous.model)
+      && (device.driverVersion === undefined || device.driverVersion === previous.driverVersion)
+      && (device.migProfile === undefined || device.migProfile === previous.migProfile);
   }
 
   private refOf(device: SeriesDevice): DeviceRef {

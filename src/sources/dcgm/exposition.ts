@@ -10,6 +10,7 @@
  * quoted metric name first inside the braces. Anything else is reported as invalid with
  * the reason, for the caller's warning.
  */
+import { isPlainDecimal } from './values.js';
 
 export interface ExpositionSample {
   /** The name and labels exactly as printed: equal texts are the same series. */
@@ -20,6 +21,8 @@ export interface ExpositionSample {
   value: string;
   /** Epoch ms of the optional timestamp; undefined when the line has none. */
   time: number | undefined;
+  /** The interned label set, when scanned with a LabelSetCache that holds it. */
+  labelSet?: InternedLabels;
 }
 
 export type ExpositionLine =
@@ -73,14 +76,12 @@ function readName(line: string, position: number, isNameChar: (code: number, fir
   return end;
 }
 
+/** Where the token at `position` ends: the next blank or the end of the line (indexOf: native, fast on sliced lines). */
 function readToken(line: string, position: number): number {
-  let end = position;
-  while (end < line.length) {
-    const code = line.charCodeAt(end);
-    if (code === SPACE || code === TAB) break;
-    end += 1;
-  }
-  return end;
+  const space = line.indexOf(' ', position);
+  const tab = line.indexOf('\t', position);
+  if (space === -1) return tab === -1 ? line.length : tab;
+  return tab === -1 || space < tab ? space : tab;
 }
 
 interface Quoted {
@@ -121,66 +122,207 @@ function invalid(reason: string): ExpositionLine {
   return { kind: 'invalid', reason };
 }
 
-export function scanExpositionLine(line: string): ExpositionLine {
+interface LabelBlock {
+  labels: Map<string, string>;
+  /** The metric name, when the block began with a quoted one (and none came before it). */
+  name: string | undefined;
+  /** Position just after the closing brace. */
+  end: number;
+}
+
+/** The labels between `{` at `open` and its `}`; `name` is the metric name read before the brace, if any. */
+function scanLabelBlock(line: string, open: number, name: string | undefined): LabelBlock | ExpositionLine {
+  const labels = new Map<string, string>();
+  let position = open + 1;
+  for (;;) {
+    position = skipBlanks(line, position);
+    if (line.charCodeAt(position) === CLOSE_BRACE) return { labels, name, end: position + 1 };
+    let key: string;
+    let keyWasQuoted = false;
+    if (line.charCodeAt(position) === QUOTE) {
+      const quoted = readQuoted(line, position);
+      if (quoted === undefined) return invalid('unterminated quoted label name');
+      key = quoted.text;
+      keyWasQuoted = true;
+      position = quoted.end;
+    } else {
+      const keyEnd = readName(line, position, isLabelNameChar);
+      if (keyEnd === position) return invalid(`expected a label name at column ${position + 1}`);
+      key = line.slice(position, keyEnd);
+      position = keyEnd;
+    }
+    position = skipBlanks(line, position);
+    const next = line.charCodeAt(position);
+    if (next !== EQUALS) {
+      // `{"my.metric", label="v"}`: a quoted metric name comes first, without `=`.
+      if (keyWasQuoted && name === undefined && labels.size === 0 && (next === COMMA || next === CLOSE_BRACE)) {
+        name = key;
+        if (next === COMMA) position += 1;
+        continue;
+      }
+      return invalid(`expected = after label ${key}`);
+    }
+    position = skipBlanks(line, position + 1);
+    if (line.charCodeAt(position) !== QUOTE) return invalid(`expected a quoted value for label ${key}`);
+    const value = readQuoted(line, position);
+    if (value === undefined) return invalid(`unterminated value of label ${key}`);
+    if (labels.has(key)) return invalid(`label ${key} given twice`);
+    labels.set(key, value.text);
+    position = skipBlanks(line, value.end);
+    const separator = line.charCodeAt(position);
+    if (separator === COMMA) {
+      position += 1;
+    } else if (separator !== CLOSE_BRACE) {
+      return invalid(`expected , or } after label ${key}`);
+    }
+  }
+}
+
+/**
+ * Where the label block opened at `open` ends (just after its `}`), found without parsing
+ * it: the first `}` outside quotes. -1 for a block with a backslash (escapes need the full
+ * scan) or without an end. Only a candidate: the block is parsed in full the first time.
+ */
+function labelBlockEnd(line: string, open: number): number {
+  let quoted = false;
+  for (let position = open + 1; position < line.length; position += 1) {
+    const code = line.charCodeAt(position);
+    if (code === QUOTE) quoted = !quoted;
+    else if (code === BACKSLASH) return -1;
+    else if (code === CLOSE_BRACE && !quoted) return position + 1;
+  }
+  return -1;
+}
+
+/** One label set as printed, parsed once per input (see LabelSetCache). */
+export interface InternedLabels {
+  /** 0, 1, 2, ... in order of first appearance in its cache: an index for the caller's own tables. */
+  readonly id: number;
+  /** The block as printed, braces included (a copy of the input's text). */
+  readonly text: string;
+  /** Shared by every line that prints this label set: read, never change. */
+  readonly labels: Map<string, string>;
+}
+
+interface CachedLabels extends InternedLabels {
+  /** The label set of the line after the last line that printed this one. */
+  next: CachedLabels | undefined;
+}
+
+/**
+ * Label sets seen so far in one input, by their text as printed (`{gpu="0",UUID="GPU-..."}`).
+ * A scrape prints the same label set once per metric and scrapes repeat it, so a 10,000-GPU
+ * federation has 10,000 label sets in 200,000 lines per scrape: each is parsed once, later
+ * lines only find their block's end and look it up. Exporters print series in the same order
+ * for every metric and every scrape, so the label set that followed a set last time is tried
+ * first, with one comparison of the text and no scan at all.
+ *
+ * The stored text and label strings are copies, so that nothing here holds on to the input
+ * chunk a line was cut from. Memory grows with label sets, up to `capacity`; lines with label
+ * sets beyond it are scanned in full.
+ */
+export class LabelSetCache {
+  private readonly byText = new Map<string, CachedLabels>();
+  private last: CachedLabels | undefined;
+  /** The metric name of the last sample line: most lines repeat the one before. */
+  lastName: string | undefined;
+
+  constructor(private readonly capacity = DEFAULT_LABEL_SET_CAPACITY) {}
+
+  get size(): number {
+    return this.byText.size;
+  }
+
+  /** The interned label set whose block opens at `open` in `line`, or undefined where the line must be scanned in full. */
+  find(line: string, open: number): InternedLabels | undefined {
+    const predicted = this.last?.next;
+    let found: CachedLabels | undefined;
+    // The predicted text ends with its `}` and holds no backslash, so where it matches, the
+    // line's block is exactly that text.
+    // (A slice compared with === is many times faster than startsWith or a charCodeAt loop on
+    // a line that is itself a slice of the input chunk.)
+    if (predicted !== undefined && line.slice(open, open + predicted.text.length) === predicted.text) {
+      found = predicted;
+    } else {
+      const end = labelBlockEnd(line, open);
+      if (end === -1) return undefined;
+      const text = line.slice(open, end);
+      found = this.byText.get(text) ?? this.intern(text);
+      if (found === undefined) return undefined;
+    }
+    if (this.last !== undefined) this.last.next = found;
+    this.last = found;
+    return found;
+  }
+
+  /**
+   * Parses and keeps the block `text`, a candidate from labelBlockEnd; undefined when it is
+   * not one valid label block (the caller scans the line for the reason) or the cache is full.
+   */
+  private intern(text: string): CachedLabels | undefined {
+    if (this.byText.size >= this.capacity) return undefined;
+    const own = copyString(text);
+    const block = scanLabelBlock(own, 0, '');
+    if (!('labels' in block) || block.end !== own.length) return undefined;
+    const interned: CachedLabels = { id: this.byText.size, text: own, labels: block.labels, next: undefined };
+    this.byText.set(own, interned);
+    return interned;
+  }
+}
+
+/** About 250 MB of label sets at dcgm-exporter's 20 labels; far more GPUs than any file holds. */
+const DEFAULT_LABEL_SET_CAPACITY = 1 << 20;
+
+/**
+ * A string with its own characters. V8 represents `slice` results as views of the string
+ * they came from, so keeping a 100-character slice keeps the whole 1 MiB chunk alive.
+ */
+export function copyString(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
+/**
+ * Scans one line. With a `cache`, a label block already seen in the input is looked up
+ * instead of parsed, and the sample carries its interned label set (`labelSet`, whose
+ * `labels` are the sample's). The result is the same with or without a cache.
+ */
+export function scanExpositionLine(line: string, cache?: LabelSetCache): ExpositionLine {
   let position = skipBlanks(line, 0);
   if (position === line.length) return BLANK;
   if (line.charCodeAt(position) === HASH) return COMMENT;
 
   const seriesStart = position;
   let name: string | undefined;
-  const nameEnd = readName(line, position, isMetricNameChar);
-  if (nameEnd > position) name = line.slice(position, nameEnd);
-  position = nameEnd;
+  const lastName = cache?.lastName;
+  if (lastName !== undefined && line.slice(position, position + lastName.length) === lastName && !isMetricNameChar(line.charCodeAt(position + lastName.length), false)) {
+    name = lastName;
+    position += lastName.length;
+  } else {
+    const nameEnd = readName(line, position, isMetricNameChar);
+    if (nameEnd > position) name = line.slice(position, nameEnd);
+    position = nameEnd;
+  }
+  /** A name read before the braces (not a quoted one inside them) is a prediction for the next line. */
+  const nameBeforeBraces = name;
 
-  const labels = new Map<string, string>();
+  let labels: Map<string, string>;
+  let labelSet: InternedLabels | undefined;
   const brace = skipBlanks(line, position);
   if (line.charCodeAt(brace) === OPEN_BRACE) {
-    position = brace + 1;
-    for (;;) {
-      position = skipBlanks(line, position);
-      if (line.charCodeAt(position) === CLOSE_BRACE) {
-        position += 1;
-        break;
-      }
-      let key: string;
-      let keyWasQuoted = false;
-      if (line.charCodeAt(position) === QUOTE) {
-        const quoted = readQuoted(line, position);
-        if (quoted === undefined) return invalid('unterminated quoted label name');
-        key = quoted.text;
-        keyWasQuoted = true;
-        position = quoted.end;
-      } else {
-        const keyEnd = readName(line, position, isLabelNameChar);
-        if (keyEnd === position) return invalid(`expected a label name at column ${position + 1}`);
-        key = line.slice(position, keyEnd);
-        position = keyEnd;
-      }
-      position = skipBlanks(line, position);
-      const next = line.charCodeAt(position);
-      if (next !== EQUALS) {
-        // `{"my.metric", label="v"}`: a quoted metric name comes first, without `=`.
-        if (keyWasQuoted && name === undefined && labels.size === 0 && (next === COMMA || next === CLOSE_BRACE)) {
-          name = key;
-          if (next === COMMA) position += 1;
-          continue;
-        }
-        return invalid(`expected = after label ${key}`);
-      }
-      position = skipBlanks(line, position + 1);
-      if (line.charCodeAt(position) !== QUOTE) return invalid(`expected a quoted value for label ${key}`);
-      const value = readQuoted(line, position);
-      if (value === undefined) return invalid(`unterminated value of label ${key}`);
-      if (labels.has(key)) return invalid(`label ${key} given twice`);
-      labels.set(key, value.text);
-      position = skipBlanks(line, value.end);
-      const separator = line.charCodeAt(position);
-      if (separator === COMMA) {
-        position += 1;
-      } else if (separator !== CLOSE_BRACE) {
-        return invalid(`expected , or } after label ${key}`);
-      }
+    // Only a block glued to a name is interned: the series text is then name + block.
+    if (cache !== undefined && name !== undefined && brace === position) labelSet = cache.find(line, brace);
+    if (labelSet !== undefined) {
+      labels = labelSet.labels;
+      position = brace + labelSet.text.length;
+    } else {
+      // Not interned (escapes, an invalid block, a full cache): scanned here, where an error
+      // can name its column in the line.
+      const block = scanLabelBlock(line, brace, name);
+      if (!('labels' in block)) return block;
+      ({ labels, name, end: position } = block);
     }
+  } else {
+    labels = new Map();
   }
   if (name === undefined || name === '') return invalid('not a metric line');
 
@@ -190,7 +332,7 @@ export function scanExpositionLine(line: string): ExpositionLine {
   if (valueStart === position && line.charCodeAt(position - 1) !== CLOSE_BRACE) return invalid('not a metric line');
   const valueEnd = readToken(line, valueStart);
   const value = line.slice(valueStart, valueEnd);
-  if (!FLOAT.test(value)) return invalid(`value ${value} of ${name} is not a number`);
+  if (!isPlainDecimal(value) && !FLOAT.test(value)) return invalid(`value ${value} of ${name} is not a number`);
   const timestampStart = skipBlanks(line, valueEnd);
   let time: number | undefined;
   if (timestampStart < line.length) {
@@ -200,12 +342,24 @@ export function scanExpositionLine(line: string): ExpositionLine {
     if (time === undefined) return invalid(`timestamp ${timestamp} of ${name} is not a number`);
     if (skipBlanks(line, timestampEnd) !== line.length) return invalid(`unexpected text after the value of ${name}`);
   }
-  return { kind: 'sample', sample: { series: line.slice(seriesStart, position), name, labels, value, time } };
+  const sample: ExpositionSample = { series: line.slice(seriesStart, position), name, labels, value, time };
+  if (cache !== undefined && nameBeforeBraces !== undefined && nameBeforeBraces !== lastName) cache.lastName = copyString(nameBeforeBraces);
+  if (labelSet !== undefined) sample.labelSet = labelSet;
+  return { kind: 'sample', sample };
 }
 
 /** What Go's ParseFloat accepts for a sample value: decimals, exponents, NaN and infinities. */
 const FLOAT = /^(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity)|nan)$/i;
 const INTEGER = /^-?\d+$/;
+
+/** Only ASCII digits (and at least one): the common timestamp, checked without a pattern. */
+function isDigits(text: string): boolean {
+  for (let position = 0; position < text.length; position += 1) {
+    const code = text.charCodeAt(position);
+    if (code < 0x30 || code > 0x39) return false;
+  }
+  return text.length > 0;
+}
 const DECIMAL = /^-?\d+\.\d*$/;
 
 /**
@@ -214,7 +368,7 @@ const DECIMAL = /^-?\d+\.\d*$/;
  * by the decimal point. Undefined when the text is neither.
  */
 function parseTimestamp(text: string): number | undefined {
-  if (INTEGER.test(text)) return Number(text);
+  if (isDigits(text) || INTEGER.test(text)) return Number(text);
   if (DECIMAL.test(text)) return Math.round(Number(text) * 1000);
   return undefined;
 }

@@ -6,7 +6,7 @@
  */
 import type { GpuSample, ObservationSink } from '../../model/observations.js';
 import type { DcgmDevices } from './devices.js';
-import type { DcgmField } from './fields.js';
+import type { DcgmField, ReadingKey } from './fields.js';
 import type { PodLabels, SeriesDevice, SeriesLabelsRead } from './labels.js';
 import { fillSample, memoryTotalMiB } from './readings.js';
 import type { Readings } from './readings.js';
@@ -20,7 +20,28 @@ export interface DeviceReadings {
 }
 
 export function emptyReadings(device: SeriesDevice): DeviceReadings {
-  return { device, readings: {}, pods: undefined };
+  return { device, readings: noReadings(), pods: undefined };
+}
+
+/**
+ * Readings with every key present (as undefined), so that every device's readings share one
+ * shape whatever order its metrics come in: a store per series line stays a fixed-offset write.
+ */
+function noReadings(): Readings {
+  return {
+    utilizationPct: undefined,
+    memoryUtilizationPct: undefined,
+    memoryUsedMiB: undefined,
+    powerW: undefined,
+    grEngineActivePct: undefined,
+    smActivePct: undefined,
+    tensorActivePct: undefined,
+    pcieRxKiBps: undefined,
+    pcieTxKiBps: undefined,
+    framebufferTotalMiB: undefined,
+    framebufferFreeMiB: undefined,
+    framebufferReservedMiB: undefined,
+  } satisfies Record<ReadingKey, undefined>;
 }
 
 /**
@@ -55,29 +76,98 @@ export function sendReadings(entry: DeviceReadings, time: number | undefined, de
   if (fillSample(sample, readings)) sink.sample(sample);
 }
 
-/** The devices of one scrape. */
+/** Every reading, in a fixed order: a reading's position is its slot in a ScrapeBatch. */
+const READING_KEYS = Object.keys(noReadings()) as ReadingKey[];
+
+/** The slot of `field`'s reading in ScrapeBatch.add. */
+export function readingSlot(field: DcgmField): number {
+  return READING_KEYS.indexOf(field.reading);
+}
+
+/** What a ScrapeBatch holds per device: kept from scrape to scrape, reset when the device reappears. */
+interface BatchEntry {
+  /** The batch this entry last took part in. */
+  batch: number;
+  device: SeriesDevice;
+  /** The device object last merged in (see add). */
+  mergedFrom: SeriesDevice;
+  /** By reading slot; NaN where the batch had no value (a value is never NaN). */
+  values: Float64Array;
+  pods: Map<string, PodLabels> | undefined;
+  /** The pod last put in `pods`. */
+  lastPod: PodLabels | undefined;
+}
+
+/**
+ * The devices of one scrape. Entries are kept per device across scrapes, so a long file of
+ * scrapes of a large fleet costs no new objects per device and scrape until the flush.
+ */
 export class ScrapeBatch {
-  private readonly entries = new Map<string, DeviceReadings>();
+  private readonly entries = new Map<string, BatchEntry>();
+  /** The entry of each interned label set's device (a label set names one device for good). */
+  private readonly byLabelSet: (BatchEntry | undefined)[] = [];
+  /** This batch's devices in the order they first appeared. */
+  private readonly active: BatchEntry[] = [];
+  private batch = 1;
 
   get isEmpty(): boolean {
-    return this.entries.size === 0;
+    return this.active.length === 0;
   }
 
-  add(series: SeriesLabelsRead, field: DcgmField | undefined, value: number | undefined): void {
+  /**
+   * Records one series: `slot` is readingSlot(field), undefined for a field gpu-audit does not
+   * read; `labelSetId` (InternedLabels.id), where the series has one, finds the device's entry
+   * without a look-up by key.
+   */
+  add(series: SeriesLabelsRead, slot: number | undefined, value: number | undefined, labelSetId?: number): void {
     const { device } = series;
-    let entry = this.entries.get(device.key);
+    let entry = labelSetId === undefined ? undefined : this.byLabelSet[labelSetId];
     if (entry === undefined) {
-      entry = emptyReadings({ ...device });
-      this.entries.set(device.key, entry);
-    } else {
-      mergeDeviceLabels(entry.device, device);
+      entry = this.entries.get(device.key);
+      if (entry === undefined) {
+        entry = { batch: 0, device, mergedFrom: device, values: new Float64Array(READING_KEYS.length), pods: undefined, lastPod: undefined };
+        this.entries.set(device.key, entry);
+      }
+      if (labelSetId !== undefined) {
+        while (this.byLabelSet.length <= labelSetId) this.byLabelSet.push(undefined);
+        this.byLabelSet[labelSetId] = entry;
+      }
     }
-    recordSeries(entry, series.pod, field, value);
+    if (entry.batch !== this.batch) {
+      entry.batch = this.batch;
+      entry.device = { ...device };
+      entry.mergedFrom = device;
+      entry.values.fill(Number.NaN);
+      entry.pods = undefined;
+      entry.lastPod = undefined;
+      this.active.push(entry);
+    } else if (entry.mergedFrom !== device) {
+      // Series of one label set share their device object (the exporter interns them): a
+      // device merged from once has nothing more to give.
+      mergeDeviceLabels(entry.device, device);
+      entry.mergedFrom = device;
+    }
+    if (slot !== undefined && value !== undefined) entry.values[slot] = value;
+    const { pod } = series;
+    // Every series of a label set brings the same pod object: one is enough per batch.
+    if (pod !== undefined && pod !== entry.lastPod) {
+      entry.pods ??= new Map();
+      entry.pods.set(`${pod.namespace}/${pod.pod}/${pod.container ?? ''}`, pod);
+      entry.lastPod = pod;
+    }
   }
 
   /** Sends everything gathered, stamped with `time`, and empties the batch. */
   flush(time: number | undefined, devices: DcgmDevices, sink: ObservationSink): void {
-    for (const entry of this.entries.values()) sendReadings(entry, time, devices, sink);
-    this.entries.clear();
+    for (const entry of this.active) {
+      const readings = noReadings();
+      entry.values.forEach((value, slot) => {
+        if (!Number.isNaN(value)) readings[READING_KEYS[slot]!] = value;
+      });
+      sendReadings({ device: entry.device, readings, pods: entry.pods }, time, devices, sink);
+      entry.pods = undefined;
+    }
+    this.active.length = 0;
+    this.batch += 1;
   }
 }

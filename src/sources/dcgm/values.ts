@@ -33,6 +33,22 @@ export function isDcgmBlank(value: number, valueType: DcgmValueType): boolean {
   return valueType === 'fp64' && value >= FP64_BLANK;
 }
 
+/**
+ * `91`, `68.244000`: digits with an optional fraction, what exporters print for nearly every
+ * value. Checked by hand before the general patterns, which it is a subset of, because a
+ * large scrape has millions of values.
+ */
+export function isPlainDecimal(text: string): boolean {
+  let point = false;
+  for (let position = 0; position < text.length; position += 1) {
+    const code = text.charCodeAt(position);
+    if (code >= 0x30 && code <= 0x39) continue;
+    if (code !== 0x2e || point || position === 0) return false;
+    point = true;
+  }
+  return text.length > 0;
+}
+
 /** Decimal with optional fraction and exponent (Go's %g in federation output uses one). */
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
@@ -47,8 +63,10 @@ const NOT_FINITE = /^(?:[+-]?(?:inf|infinity)|nan)$/i;
  * warns). No field gpu-audit reads can be negative.
  */
 export function readDcgmValue(text: string, field: DcgmField): number | undefined {
-  if (NO_VALUE.has(text) || NOT_FINITE.test(text)) return undefined;
-  if (!NUMBER.test(text)) return Number.NaN;
+  if (!isPlainDecimal(text)) {
+    if (NO_VALUE.has(text) || NOT_FINITE.test(text)) return undefined;
+    if (!NUMBER.test(text)) return Number.NaN;
+  }
   const value = Number(text);
   if (isDcgmBlank(value, field.valueType)) return undefined;
   if (value < 0) return Number.NaN;
