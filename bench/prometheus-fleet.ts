@@ -7,6 +7,10 @@
  *   npx tsx bench/prometheus-fleet.ts                          # 1,000 GPUs x 30 days x 30 s
  *   npx tsx bench/prometheus-fleet.ts --gpus 100 --days 7      # smaller
  *   npx tsx bench/prometheus-fleet.ts --dir /big/disk --keep   # where the files go; keep them
+ *   npx tsx bench/prometheus-fleet.ts --gpus 100 --days 2 --pods 4   # with pod labels
+ *
+ * --pods N: dcgm-exporter's Kubernetes mode, N pods per GPU one after the other (the window in
+ * N equal parts, each a new `pod` label, so a new series): what the per-pod attribution costs.
  *
  * The fleet: hosts of 8 H100s; two series per GPU (DCGM_FI_DEV_GPU_UTIL and
  * DCGM_FI_DEV_FB_USED, the two the audit cannot do without), one sample every --interval
@@ -27,8 +31,10 @@ const { values: args } = parseArgs({
     interval: { type: 'string', default: '30' },
     dir: { type: 'string', default: tmpdir() },
     keep: { type: 'boolean', default: false },
+    pods: { type: 'string', default: '0' },
   },
 });
+const PODS = Number(args.pods);
 const GPUS = Number(args.gpus);
 const DAYS = Number(args.days);
 const INTERVAL_S = Number(args.interval);
@@ -88,9 +94,12 @@ async function writeFleet(file: string): Promise<{ lines: number; bytes: number 
     for (const [n, gpu] of gpus.entries()) {
       // The same seed for both metrics: FB_USED follows the utilization it was drawn with.
       const random = generator(n + 1);
-      const prefix = `${metric}{${gpu.labels}} `;
+      const podOf = (time: number): number => Math.floor(((time - START_S) * PODS) / (END_S - START_S));
+      const prefixAt = (time: number): string =>
+        PODS === 0 ? `${metric}{${gpu.labels}} ` : `${metric}{${gpu.labels},pod="bench-${n}-${podOf(time)}",namespace="bench",container="main"} `;
       let buffer = '';
       for (let time = START_S; time < END_S; time += INTERVAL_S) {
+        const prefix = prefixAt(time);
         const util = utilization(gpu, Math.floor((time % 86_400) / 3600), random);
         buffer += `${prefix}${metric === 'DCGM_FI_DEV_GPU_UTIL' ? util : memoryUsed(gpu, util)} ${time}\n`;
         lines += 1;
@@ -113,7 +122,7 @@ const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 if (!prometheusAvailable()) throw new Error(INSTALL_HINT);
 const work = mkdtempSync(path.join(args.dir, 'gpu-audit-bench-'));
 const file = path.join(work, 'fleet.om');
-console.log(`fleet: ${GPUS} GPUs x ${DAYS} days x ${INTERVAL_S} s, 2 metrics -> ${file}`);
+console.log(`fleet: ${GPUS} GPUs x ${DAYS} days x ${INTERVAL_S} s, 2 metrics${PODS === 0 ? '' : `, ${PODS} pods per GPU`} -> ${file}`);
 let started = Date.now();
 const written = await writeFleet(file);
 console.log(`generated ${written.lines.toLocaleString('en')} samples, ${mib(written.bytes)} of OpenMetrics in ${seconds(started)}`);
@@ -134,6 +143,7 @@ try {
   const elapsed = seconds(started);
   console.log(`audit: ${report.gpus.length} GPUs, ${report.summary.gpuHours.toFixed(0)} GPU-hours, waste ${report.summary.wastePct?.toFixed(1) ?? 'n/a'} %, in ${elapsed}`);
   console.log(`queries: ${transfer!.queries} (${transfer!.retries} retries); received ${mib(transfer!.wireBytes)} on the wire (gzip), ${mib(transfer!.jsonBytes)} of JSON`);
+  console.log(`bytes: ${transfer!.wireBytes} on the wire, ${transfer!.jsonBytes} of JSON`);
 } finally {
   await server.stop();
   if (!args.keep) rmSync(work, { recursive: true, force: true });

@@ -16,8 +16,9 @@
  * dcgm-exporter parser, which ignores these series: gpu-audit reads each input with one
  * parser, and the GPU figures matter more. Save node metrics to their own file to use them.
  *
- * Host: the series' `node` label (Kubernetes service discovery), else `Hostname`, else
- * `instance` without its `:port`, else the input's host (file name or --host).
+ * Host: the series' `node` label (Kubernetes service discovery), else `nodename` (copied from
+ * node_uname_info by relabelling), else `Hostname`, else `instance` without its `:port`, else
+ * the input's host (file name or --host). The live-Prometheus source uses the same rule.
  */
 import { InputError } from '../model/errors.js';
 import type { ContainerCpuCounter } from '../model/observations.js';
@@ -39,7 +40,7 @@ export const CONTAINER_CPU_METRICS: Readonly<Record<string, ContainerCpuCounter>
 const CPU_METRICS: readonly string[] = [NODE_CPU_METRIC, ...Object.keys(CONTAINER_CPU_METRICS)];
 /** cAdvisor's pod-level cgroup (`container=""`) and the pause container (`POD`) are not containers of the pod spec. */
 const NOT_A_CONTAINER: readonly string[] = ['', 'POD'];
-const HOST_LABELS: readonly string[] = ['node', 'Hostname', 'instance'];
+export const CPU_HOST_LABELS: readonly string[] = ['node', 'nodename', 'Hostname', 'instance'];
 const PORT = /:\d+$/;
 const COMMENT_NAMING = /^#\s*(?:HELP|TYPE)\s+(\S+)/;
 
@@ -64,8 +65,8 @@ function detect(head: string): boolean {
   return cpu && exposition > other;
 }
 
-function hostOf(labels: ReadonlyMap<string, string>, fallback: string): string {
-  for (const label of HOST_LABELS) {
+export function hostOf(labels: ReadonlyMap<string, string>, fallback: string): string {
+  for (const label of CPU_HOST_LABELS) {
     const value = labels.get(label);
     if (value !== undefined && value !== '') return label === 'instance' ? value.replace(PORT, '') : value;
   }

@@ -13,13 +13,20 @@
  * host the file audit gives the file) and, for a MIG instance, GPU_I_ID. A MIG instance has
  * memory series only: DCGM has no utilization per instance, and nvidia-smi's process lists
  * (which the file audit judges MIG idleness by) have no dcgm-exporter counterpart.
+ *
+ * Prometheus text exposition files with millisecond sample timestamps (dcgm-exporter scrapes
+ * with pod labels, node_exporter and cAdvisor CPU counters, as /federate prints them) travel
+ * as they are: every timed sample becomes one OpenMetrics sample of the same series, so the
+ * file audit of those files and the audit of the server read the same series.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { DeviceInfo, DeviceRef, GpuSample } from '../../src/model/observations.js';
+import { scanExpositionLine } from '../../src/sources/dcgm/exposition.js';
 import { hostForInput, openInput, requireParser, resolveInputs } from '../../src/sources/index.js';
 import { RecordingSink } from './sink.js';
 
@@ -81,11 +88,31 @@ export interface OpenMetricsFile {
   lastMs: number;
 }
 
+/** The timed samples of exposition files as OpenMetrics lines, by metric name, then series, in time order. */
+async function expositionFamilies(files: readonly string[]): Promise<Map<string, Map<string, [number, string][]>>> {
+  const families = new Map<string, Map<string, [number, string][]>>();
+  for (const file of files) {
+    for (const line of (await readFile(file, 'utf8')).split('\n')) {
+      const scanned = scanExpositionLine(line);
+      if (scanned.kind !== 'sample' || scanned.sample.time === undefined) continue;
+      const { name, labels, value, time } = scanned.sample;
+      const labelText = [...labels].map(([label, text]) => `${label}="${escapeLabel(text)}"`).join(',');
+      const series = families.get(name) ?? new Map<string, [number, string][]>();
+      families.set(name, series);
+      const samples = series.get(labelText) ?? [];
+      series.set(labelText, samples);
+      samples.push([time, `${name}{${labelText}} ${value} ${time / 1000}\n`]);
+    }
+  }
+  return families;
+}
+
 /**
  * Writes the samples as OpenMetrics: one metric family after the other (the format forbids
- * interleaving), each series' samples in time order, `# EOF` last.
+ * interleaving), each series' samples in time order, `# EOF` last. `expositionFiles`: Prometheus
+ * text files whose timed samples are added as they are (see the header).
  */
-export async function writeOpenMetrics(file: string, sink: RecordingSink): Promise<OpenMetricsFile> {
+export async function writeOpenMetrics(file: string, sink: RecordingSink, expositionFiles: readonly string[] = []): Promise<OpenMetricsFile> {
   const models = new Map<string, string>();
   const totals = new Map<string, number>();
   const physicalKey = (ref: DeviceRef): string => deviceKey({ ...ref, gpuInstanceId: undefined });
@@ -113,6 +140,21 @@ export async function writeOpenMetrics(file: string, sink: RecordingSink): Promi
     }
     for (const lines of bySeries.values()) for (const line of lines) out.write(line);
     result.series += bySeries.size;
+  }
+  for (const [name, series] of await expositionFamilies(expositionFiles)) {
+    // Declared as gauges: the type does not change what Prometheus stores or how it is queried,
+    // and a gauge's samples carry the family's own name (node_cpu_seconds_total included).
+    out.write(`# TYPE ${name} gauge\n`);
+    for (const samples of series.values()) {
+      samples.sort((a, b) => a[0] - b[0]);
+      for (const [time, line] of samples) {
+        out.write(line);
+        result.samples += 1;
+        result.firstMs = Math.min(result.firstMs, time);
+        result.lastMs = Math.max(result.lastMs, time);
+      }
+    }
+    result.series += series.size;
   }
   out.write('# EOF\n');
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
@@ -214,12 +256,15 @@ export async function startPrometheus(openMetricsFile: string, options: StartOpt
   return { url, stop };
 }
 
-/** Convenience for tests: the demo files, written, backfilled and served. */
-export async function serveFiles(files: readonly string[]): Promise<RunningPrometheus & { data: OpenMetricsFile }> {
+/**
+ * Convenience for tests: nvidia-smi files (read through the XML source) and exposition files
+ * (taken as they are), written, backfilled and served.
+ */
+export async function serveFiles(files: readonly string[], expositionFiles: readonly string[] = []): Promise<RunningPrometheus & { data: OpenMetricsFile }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-openmetrics-'));
   const file = path.join(dir, 'fleet.om');
   try {
-    const data = await writeOpenMetrics(file, await readSamples(files));
+    const data = await writeOpenMetrics(file, files.length === 0 ? new RecordingSink() : await readSamples(files), expositionFiles);
     const server = await startPrometheus(file);
     return { ...server, data };
   } finally {

@@ -18,8 +18,13 @@
  *  - MIG: the file audit judges MIG instances (and their MIG-enabled boards) idle by their
  *    process lists, which dcgm-exporter does not export: from Prometheus their idleness is
  *    unknown (computeBasis `unknown`, idleFraction null), never guessed.
+ *
+ * Beside the GPU series, the server holds node_exporter CPU counters for two of the demo hosts
+ * (demoCpuExposition), and the file audit that compares pipeline verdicts reads the same
+ * counters from a file.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -37,6 +42,39 @@ import { INSTALL_HINT, prometheusAvailable, readSamples, type RunningPrometheus,
 const WINDOW = ['--since', '2026-11-01T23:00:00Z', '--until', '2026-11-03T03:00:00Z'];
 const STEP_HOURS = 300 / 3600;
 const SKETCH_ERROR = 0.005;
+
+/**
+ * node_exporter on train-h100-01 and infer-h200-01 (8 CPUs each), a reading every 300 s from
+ * Monday 00:00 to Tuesday 02:00 UTC (313 readings), as /federate prints them. Per CPU and
+ * interval: train-h100-01 user 105 s, system 15 s, iowait 12 s, idle 168 s, so it is
+ * 1 - (12 + 168) / 300 = 40 % busy (3.2 of 8 cores); infer-h200-01 user 270, system 15,
+ * iowait 3, idle 12: 1 - 15 / 300 = 95 % busy. notebook-a10g-01 and mig-a100-01 have none.
+ */
+function demoCpuExposition(): string {
+  const hosts: [string, [string, number][]][] = [
+    ['train-h100-01', [['user', 105], ['system', 15], ['iowait', 12], ['idle', 168]]],
+    ['infer-h200-01', [['user', 270], ['system', 15], ['iowait', 3], ['idle', 12]]],
+  ];
+  const start = Date.parse('2026-11-02T00:00:00Z');
+  const lines: string[] = [];
+  for (const [host, modes] of hosts) {
+    for (let cpu = 0; cpu < 8; cpu += 1) {
+      for (const [mode, seconds] of modes) {
+        for (let reading = 0; reading <= 312; reading += 1) {
+          lines.push(`node_cpu_seconds_total{cpu="${cpu}",instance="${host}:9100",job="node",mode="${mode}"} ${100_000 + reading * seconds} ${start + reading * 300_000}`);
+        }
+      }
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Workloads by host, so that both audits assign the same GPUs (the Prometheus one has no processes). */
+const HOST_WORKLOADS = `workloads:
+  - { name: pretrain, kind: training, match: { hosts: [train-h100-*] } }
+  - { name: serving, kind: inference, match: { hosts: [infer-h200-*] } }
+  - { name: notebooks, kind: interactive, match: { hosts: [notebook-*] } }
+`;
 
 function captureIo(env: NodeJS.ProcessEnv = {}): CliIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -75,12 +113,17 @@ describe('audit --prometheus against a real Prometheus holding the demo fleet', 
   let fromFiles: Report;
   let fromPrometheus: Report;
   let stderr: string;
+  let dir: string;
+  let cpuFile: string;
   const utilization: SortedValues = new Map();
   const memory: SortedValues = new Map();
 
   beforeAll(async () => {
     if (!prometheusAvailable()) throw new Error(INSTALL_HINT);
-    server = await serveFiles(demoFleetFiles);
+    dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-demo-cpu-'));
+    cpuFile = path.join(dir, 'node-exporter-federate.prom');
+    writeFileSync(cpuFile, demoCpuExposition());
+    server = await serveFiles(demoFleetFiles, [cpuFile]);
     fromFiles = (await runAudit({ inputs: demoFleetFiles, timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand' })).report;
     const run = await cli(['audit', '--prometheus', server.url, ...WINDOW, '--timezone', 'UTC', '--format', 'json', '--debug']);
     stderr = run.stderr;
@@ -100,6 +143,7 @@ describe('audit --prometheus against a real Prometheus holding the demo fleet', 
 
   afterAll(async () => {
     await server?.stop();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
   const pairs = (): [GpuEntry, GpuEntry][] => fromFiles.gpus.map((gpu) => [gpu, fromPrometheus.gpus.find((other) => other.id === gpu.id)!]);
@@ -204,6 +248,29 @@ describe('audit --prometheus against a real Prometheus holding the demo fleet', 
     expect(stderr).toContain(`${fromPrometheus.sources[0]!.records} queries`);
     // From the first step with a sample (00:00, the H100s' first sample is on it) to the last (02:00).
     expect(fromPrometheus.window).toEqual({ start: '2026-11-02T00:00:00.000Z', end: '2026-11-03T02:00:00.000Z', seconds: 93_600, timezone: 'UTC' });
+  });
+
+  it('reads host CPU from node_exporter series and gives the pipeline verdicts of the file audit of the same counters', async () => {
+    const config = path.join(dir, 'gpu-audit.yaml');
+    writeFileSync(config, HOST_WORKLOADS);
+    const common = ['--config', config, '--timezone', 'UTC', '--format', 'json'];
+    const files = await cli(['audit', ...demoFleetFiles, cpuFile, ...common]);
+    const live = await cli(['audit', '--prometheus', server.url, ...WINDOW, ...common]);
+    expect(files.status, files.stderr).toBe(0);
+    expect(live.status, live.stderr).toBe(0);
+    const pipeline = (json: string) => new Map((JSON.parse(json) as Report).workloads.map((workload) => [workload.name, workload.cpuPipeline]));
+    const fromFileAudit = pipeline(files.stdout);
+    const fromServer = pipeline(live.stdout);
+    for (const name of ['pretrain', 'serving', 'notebooks']) expect(fromServer.get(name)?.verdict, name).toBe(fromFileAudit.get(name)?.verdict);
+    // By hand: 57.6 % mean utilization (50-80 %) next to a host 40 % busy: the GPU is the bottleneck.
+    expect(fromServer.get('pretrain')).toMatchObject({ verdict: 'gpu-bound' });
+    expect(fromServer.get('pretrain')!.evidence).toEqual(expect.arrayContaining(['GPU at least 50% busy and the CPU not saturated', 'host CPU 40% busy (3.2 of 8 cores)']));
+    expect(fromFileAudit.get('pretrain')!.evidence).toContain('host CPU 40% busy (3.2 of 8 cores)');
+    // A saturated CPU never makes an idle GPU input-bound (the H200s are 4.3 % busy).
+    expect(fromServer.get('serving')).toMatchObject({ verdict: 'idle' });
+    expect(fromServer.get('serving')!.evidence).toContain('host CPU 95% busy (7.6 of 8 cores)');
+    // No node_exporter on the notebook host: no CPU evidence, and no error.
+    expect(fromServer.get('notebooks')!.evidence.some((line) => line.startsWith('host CPU'))).toBe(false);
   });
 
   it('adds --selector to every query', async () => {

@@ -7,22 +7,41 @@
  * Combining chunks is exact for counts, sums (hence means: sum of sums / sum of counts, so
  * every raw sample weighs the same), maxima, steps, first and last times. Quantiles are never
  * combined: they are asked over the whole window (./queries.ts quantileQuery).
+ *
+ * Chunk joins: the server's range rule (closed in Prometheus 2.x, left-open in 3.x) is asked
+ * once GPU series are found, with a query that reads no data (./queries.ts RANGE_RULE_PROBE), and every range is
+ * sized for it (./window.ts promSpan), so each chunk and bucket covers exactly
+ * [its start + 1 ms, its end] on either server: no sample counted twice, none lost.
+ *
+ * Pods: the per-chunk device query also returns, per device and container of dcgm-exporter's
+ * pod mapping, the steps it held the device and the first and last of them; the containers'
+ * CPU counters are then read for those pods only (./cpu.ts).
  */
-import { InputError } from '../../model/errors.js';
+import { InputError, UpstreamError } from '../../model/errors.js';
 import type { DeviceRef } from '../../model/observations.js';
 import type { MemoryStats, PercentStats } from '../../model/report.js';
-import { readSeriesLabels } from '../dcgm/labels.js';
+import { TARGET_POD_LABELS_WARNING, readSeriesLabels, type PodLabels } from '../dcgm/labels.js';
 import type { ReadingKey } from '../dcgm/fields.js';
 import type { Labels, PartialAnswer, PrometheusClient } from './client.js';
+import { fetchContainerCpu, fetchHostCpu, type PrometheusContainerCpu, type PrometheusHostCpu } from './cpu.js';
 import {
   DEVICE_LABELS, FRAMEBUFFER_PART_READINGS, FRAMEBUFFER_TOTAL_READING, type MetricName, metricNamesOf,
-  PUSH_DOWN_METRICS, type PushDownBasis, type PushDownMetric, type PushDownSignal, allMetricNames,
+  POD_NAME_LABELS, PUSH_DOWN_METRICS, type PushDownBasis, type PushDownMetric, type PushDownSignal, allMetricNames,
 } from './metrics.js';
 import {
-  AGGREGATE_LABEL, bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, quantileQuery, type ScaledSelector, signalChunkQuery,
+  AGGREGATE_LABEL, RANGE_RULE_PROBE, bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, quantileQuery, rangeRuleOf,
+  type ScaledSelector, signalChunkQuery,
 } from './queries.js';
 import { seriesSelector } from './selector.js';
-import { type AuditWindow, type Chunk, splitWindow, timelineBucketSeconds } from './window.js';
+import { type AuditWindow, type Chunk, type RangeRule, splitWindow, timelineBucketSeconds } from './window.js';
+
+/** A container of dcgm-exporter's pod mapping seen on a device: steps of the --step grid at which it held it. */
+export interface CollectedPod extends PodLabels {
+  steps: number;
+  /** Epoch ms of the first and last of those steps. */
+  firstSeenMs: number;
+  lastSeenMs: number;
+}
 
 /** Assignable to analysis' DeviceAggregates (src/audit.ts hands one to the other). */
 export interface CollectedDevice {
@@ -39,6 +58,8 @@ export interface CollectedDevice {
   lastSeenMs?: number;
   hourlyComputePct?: { startMs: number; values: (number | null)[] };
   timeline?: { startMs: number; bucketSeconds: number; computeMeanPct: (number | null)[]; memoryUsedMaxMiB: (number | null)[] };
+  /** Containers seen on the device, sorted by namespace, pod, container; absent without a pod mapping. */
+  pods?: CollectedPod[];
 }
 
 export interface CollectOptions {
@@ -61,6 +82,10 @@ export interface Collection {
   /** Metric names found and read. */
   metrics: string[];
   warnings: string[];
+  /** The server's range rule, as its probe answered. */
+  rangeRule: RangeRule;
+  /** node_exporter and cAdvisor CPU counters' increases over the window (./cpu.ts); empty lists where not scraped. */
+  cpu: { hosts: PrometheusHostCpu[]; containers: PrometheusContainerCpu[] };
 }
 
 /**
@@ -91,6 +116,8 @@ interface DeviceTotals {
   hourlyCompute: Map<number, number>;
   timelineCompute: Map<number, number>;
   timelineMemory: Map<number, number>;
+  /** By the pod labels' JSON (the labels readSeriesLabels reads the pod from). */
+  pods: Map<string, { labels: Labels; steps: number; firstMs: number; lastMs: number }>;
 }
 
 interface PresentMetric extends MetricName {
@@ -113,7 +140,7 @@ class Totals {
       for (const name of DEVICE_LABELS) if (labels[name] !== undefined) deviceLabels[name] = labels[name];
       totals = {
         labels: deviceLabels, steps: 0, firstMs: Infinity, lastMs: -Infinity, memoryTotalMiB: -Infinity,
-        signals: new Map(), hourlyCompute: new Map(), timelineCompute: new Map(), timelineMemory: new Map(),
+        signals: new Map(), hourlyCompute: new Map(), timelineCompute: new Map(), timelineMemory: new Map(), pods: new Map(),
       };
       this.byDevice.set(key, totals);
     }
@@ -126,6 +153,20 @@ class Totals {
     if (totals === undefined) {
       totals = { count: 0, sum: 0, max: -Infinity, steps: 0, idleSteps: 0, quantiles: new Map() };
       signals.set(signal, totals);
+    }
+    return totals;
+  }
+
+  /** The totals of the container of a pod-grouped answer's labels, on its device. */
+  pod(labels: Labels): { steps: number; firstMs: number; lastMs: number } {
+    const pods = this.device(labels).pods;
+    const podLabels: Record<string, string> = {};
+    for (const [name, value] of Object.entries(labels)) if (name !== AGGREGATE_LABEL && !(DEVICE_LABELS as readonly string[]).includes(name)) podLabels[name] = value;
+    const key = JSON.stringify(Object.entries(podLabels).sort(([a], [b]) => a.localeCompare(b)));
+    let totals = pods.get(key);
+    if (totals === undefined) {
+      totals = { labels: podLabels, steps: 0, firstMs: Infinity, lastMs: -Infinity };
+      pods.set(key, totals);
     }
     return totals;
   }
@@ -166,6 +207,23 @@ function finite(value: number): boolean {
   return Number.isFinite(value);
 }
 
+/**
+ * The server's range rule, from RANGE_RULE_PROBE evaluated at a whole second. An answer that is
+ * neither rule's is a server gpu-audit cannot read figures from without risking double counts.
+ */
+async function probeRangeRule(client: PrometheusClient, atMs: number): Promise<RangeRule> {
+  const answer = await client.instant(RANGE_RULE_PROBE, Math.floor(atMs / 1000) * 1000);
+  const rule = answer.length === 1 ? rangeRuleOf(answer[0]!.value) : undefined;
+  if (rule === undefined) {
+    throw new UpstreamError(
+      `${RANGE_RULE_PROBE} answered ${JSON.stringify(answer.map((sample) => sample.value))}, expected [3] (Prometheus 2.x) or [2] (3.x): ` +
+      'cannot tell whether the server\'s ranges include their start',
+      { endpoint: `${client.connection.displayUrl}/api/v1/query` },
+    );
+  }
+  return rule;
+}
+
 export async function collectFromPrometheus(client: PrometheusClient, options: CollectOptions): Promise<Collection> {
   const { window, matchers } = options;
   const windowSeconds = (window.endMs - window.startMs) / 1000;
@@ -185,6 +243,8 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
     );
   }
 
+  // Only once there is something to read: a server without GPU series is told so first (exit 2).
+  const rule = await probeRangeRule(client, window.endMs);
   const chunks = splitWindow(window, options.chunkSeconds ?? DEFAULT_CHUNK_SECONDS);
   const hours = gridOf(window, 3600);
   const timeline = gridOf(window, timelineBucketSeconds(window.startMs, window.endMs));
@@ -192,6 +252,7 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   const memoryTotal = memoryTotalExpression(names, matchers);
   const computeSignals: ScaledSelector[] = present.filter((metric) => metric.metric.basis !== undefined).map(({ selector, scale }) => ({ selector, scale }));
   const memoryUsed = present.find((metric) => metric.metric.signal === 'memoryUsedMiB');
+  const podSelectors = POD_NAME_LABELS.map((label) => seriesSelector(present.map((metric) => metric.name), [...matchers, `${label}!=""`]));
 
   const totals = new Totals();
   const device = (labels: Labels): DeviceTotals => totals.device(labels);
@@ -200,7 +261,7 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
     const chunkSeconds = (chunk.endMs - chunk.startMs) / 1000;
     for (const metric of present) {
       const idleBelow = metric.metric.basis === undefined ? undefined : options.idleThresholdPct / metric.scale;
-      const query = signalChunkQuery({ selector: metric.selector, chunkSeconds, stepSeconds: window.stepSeconds, ...(idleBelow === undefined ? {} : { idleBelow }) });
+      const query = signalChunkQuery({ selector: metric.selector, chunkSeconds, stepSeconds: window.stepSeconds, rule, ...(idleBelow === undefined ? {} : { idleBelow }) });
       tasks.push(async () => {
         for (const sample of await client.instant(query, chunk.endMs, chunk.startMs)) {
           if (!finite(sample.value)) continue;
@@ -216,7 +277,7 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
         }
       });
     }
-    const deviceQuery = deviceChunkQuery({ anySelector, chunkSeconds, stepSeconds: window.stepSeconds, ...(memoryTotal === undefined ? {} : { memoryTotal }) });
+    const deviceQuery = deviceChunkQuery({ anySelector, podSelectors, chunkSeconds, stepSeconds: window.stepSeconds, rule, ...(memoryTotal === undefined ? {} : { memoryTotal }) });
     tasks.push(async () => {
       for (const sample of await client.instant(deviceQuery, chunk.endMs, chunk.startMs)) {
         if (!finite(sample.value)) continue;
@@ -226,6 +287,9 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
           case 'first': totalsOfDevice.firstMs = Math.min(totalsOfDevice.firstMs, sample.value * 1000); break;
           case 'last': totalsOfDevice.lastMs = Math.max(totalsOfDevice.lastMs, sample.value * 1000); break;
           case 'memory_total': totalsOfDevice.memoryTotalMiB = Math.max(totalsOfDevice.memoryTotalMiB, sample.value); break;
+          case 'pod_steps': totals.pod(sample.labels).steps += sample.value; break;
+          case 'pod_first': { const pod = totals.pod(sample.labels); pod.firstMs = Math.min(pod.firstMs, sample.value * 1000); break; }
+          case 'pod_last': { const pod = totals.pod(sample.labels); pod.lastMs = Math.max(pod.lastMs, sample.value * 1000); break; }
           default: break;
         }
       }
@@ -234,7 +298,7 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   for (const metric of present) {
     for (const quantile of metric.metric.quantiles) {
       tasks.push(async () => {
-        for (const sample of await client.instant(quantileQuery(metric.selector, quantile, windowSeconds), window.endMs, window.startMs)) {
+        for (const sample of await client.instant(quantileQuery(metric.selector, quantile, windowSeconds, rule), window.endMs, window.startMs)) {
           if (finite(sample.value)) totals.signal(sample.labels, metric.metric.signal).quantiles.set(quantile, sample.value * metric.scale);
         }
       });
@@ -251,15 +315,21 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   const hourChunks = splitWindow({ startMs: hours.startMs, endMs: hours.startMs + hours.count * HOUR_MS, stepSeconds: 3600 }, options.rangeChunkSeconds ?? DEFAULT_RANGE_CHUNK_SECONDS);
   const wholeTimeline: Chunk = { startMs: timeline.startMs, endMs: timeline.startMs + timeline.count * timeline.bucketMs };
   if (computeSignals.length > 0) {
-    const hourly = bucketComputeQuery(computeSignals, 3600);
+    const hourly = bucketComputeQuery(computeSignals, 3600, rule);
     for (const chunk of hourChunks) tasks.push(bucketTask(hours, chunk, hourly, (totalsOf) => totalsOf.hourlyCompute));
-    tasks.push(bucketTask(timeline, wholeTimeline, bucketComputeQuery(computeSignals, timeline.bucketMs / 1000), (totalsOf) => totalsOf.timelineCompute));
+    tasks.push(bucketTask(timeline, wholeTimeline, bucketComputeQuery(computeSignals, timeline.bucketMs / 1000, rule), (totalsOf) => totalsOf.timelineCompute));
   }
   if (memoryUsed !== undefined) {
-    tasks.push(bucketTask(timeline, wholeTimeline, bucketMemoryMaxQuery(memoryUsed.selector, timeline.bucketMs / 1000), (totalsOf) => totalsOf.timelineMemory));
+    tasks.push(bucketTask(timeline, wholeTimeline, bucketMemoryMaxQuery(memoryUsed.selector, timeline.bucketMs / 1000, rule), (totalsOf) => totalsOf.timelineMemory));
   }
 
-  options.onPlan?.(tasks.length + 1);
+  let hostCpu: PrometheusHostCpu[] = [];
+  tasks.push(async () => {
+    hostCpu = await fetchHostCpu(client, window, rule);
+  });
+
+  // Discovery and probe, the tasks, and the containers' CPU once the pods are known.
+  options.onPlan?.(tasks.length + 3);
   // The first failure ends the audit (exit 3): the rest are cancelled rather than left to run
   // out, and no report presents the chunks that did answer as the whole window.
   await Promise.all(tasks.map((task) => task().catch((error: unknown) => {
@@ -267,14 +337,17 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
     throw error;
   })));
 
-  const warnings = partialWarnings(client.partialAnswers, window);
+  const warnings: string[] = [];
   const devices: CollectedDevice[] = [];
   for (const device of totals.all()) {
     const collected = toCollectedDevice(device, options, hours, timeline, warnings);
     if (collected === undefined) warnings.push(`series without a GPU label (UUID, gpu or pci_bus_id) left out: ${JSON.stringify(device.labels)}`);
     else if (collected.samples > 0) devices.push(collected);
   }
-  return { devices, metrics: present.map((metric) => metric.name), warnings };
+  const podsSeen = new Map(devices.flatMap((device) => device.pods ?? []).map((pod) => [`${pod.namespace}/${pod.pod}`, { namespace: pod.namespace, pod: pod.pod }]));
+  const containerCpu = await fetchContainerCpu(client, window, rule, [...podsSeen.values()]);
+  warnings.unshift(...partialWarnings(client.partialAnswers, window));
+  return { devices, metrics: present.map((metric) => metric.name), warnings, rangeRule: rule, cpu: { hosts: hostCpu, containers: containerCpu } };
 }
 
 const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
@@ -369,5 +442,33 @@ function toCollectedDevice(device: DeviceTotals, options: CollectOptions, hours:
   if (hourly !== undefined) collected.hourlyComputePct = { startMs: hours.startMs, values: hourly };
   const timeline = timelineOf(device, timelineGrid);
   if (timeline !== undefined) collected.timeline = timeline;
+  const pods = podsOf(device, options.defaultHost, warnings);
+  if (pods.length > 0) collected.pods = pods;
   return collected;
+}
+
+/**
+ * The device's containers, each pod label set read as the file sources read it (exported_pod
+ * first; `pod` ignored where Prometheus Operator target labels make it the exporter's own pod),
+ * merged where two spellings name the same container.
+ */
+function podsOf(device: DeviceTotals, defaultHost: string, warnings: string[]): CollectedPod[] {
+  const byContainer = new Map<string, CollectedPod>();
+  for (const totals of device.pods.values()) {
+    if (totals.steps <= 0) continue;
+    const read = readSeriesLabels(new Map(Object.entries({ ...device.labels, ...totals.labels })), defaultHost);
+    if (read?.targetPodLabelsIgnored === true && !warnings.includes(TARGET_POD_LABELS_WARNING)) warnings.push(TARGET_POD_LABELS_WARNING);
+    if (read?.pod === undefined) continue;
+    const key = [read.pod.namespace, read.pod.pod, read.pod.container ?? ''].join('\u0000');
+    const known = byContainer.get(key);
+    if (known === undefined) {
+      byContainer.set(key, { ...read.pod, steps: totals.steps, firstSeenMs: totals.firstMs, lastSeenMs: totals.lastMs });
+    } else {
+      known.steps = Math.max(known.steps, totals.steps);
+      known.firstSeenMs = Math.min(known.firstSeenMs, totals.firstMs);
+      known.lastSeenMs = Math.max(known.lastSeenMs, totals.lastMs);
+    }
+  }
+  return [...byContainer.values()].sort((a, b) =>
+    a.namespace.localeCompare(b.namespace) || a.pod.localeCompare(b.pod) || (a.container ?? '').localeCompare(b.container ?? ''));
 }

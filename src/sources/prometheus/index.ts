@@ -6,11 +6,13 @@
 import type { SourceSummary } from '../../model/report.js';
 import { prometheusConnection } from './auth.js';
 import { type ClientOptions, PrometheusClient, type TransferStats } from './client.js';
-import { type CollectedDevice, collectFromPrometheus } from './collect.js';
+import { type CollectedDevice, type Collection, collectFromPrometheus } from './collect.js';
 import { parseSelector } from './selector.js';
 import { resolveWindow, type AuditWindow } from './window.js';
 
-export type { CollectedDevice } from './collect.js';
+export type { CollectedDevice, CollectedPod } from './collect.js';
+export type { PrometheusContainerCpu, PrometheusHostCpu } from './cpu.js';
+export type { RangeRule } from './window.js';
 export type { TransferStats } from './client.js';
 export { PROMETHEUS_ENV } from './auth.js';
 export { parseSelector } from './selector.js';
@@ -43,6 +45,10 @@ export interface PrometheusSourceResult {
   stats: TransferStats;
   /** The report's `sources[]` entry: `records` counts the API queries made. */
   summary: SourceSummary;
+  /** node_exporter / cAdvisor CPU counters' increases; empty lists where not scraped. */
+  cpu: Collection['cpu'];
+  /** Whether the server's ranges include their start (2.x) or not (3.x), as probed. */
+  rangeRule: Collection['rangeRule'];
 }
 
 /** Validates every option before the first request, then collects. */
@@ -73,6 +79,8 @@ export async function readPrometheus(options: PrometheusSourceOptions): Promise<
     window,
     metrics: collection.metrics,
     stats: { ...client.stats },
+    cpu: collection.cpu,
+    rangeRule: collection.rangeRule,
     summary: { ref: connection.displayUrl, format: 'prometheus', records: client.stats.queries, warnings: collection.warnings },
   };
 }

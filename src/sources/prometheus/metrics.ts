@@ -62,3 +62,19 @@ export function allMetricNames(): string[] {
  * target labels. Labels a series lacks are simply absent in the result.
  */
 export const DEVICE_LABELS = ['UUID', 'uuid', 'gpu', 'pci_bus_id', 'Hostname', 'hostname', 'modelName', 'GPU_I_ID', 'GPU_I_PROFILE', 'DCGM_FI_DRIVER_VERSION'] as const;
+
+/**
+ * Every spelling of dcgm-exporter's pod mapping (../dcgm/labels.ts POD_LABEL_NAMES) and the
+ * Prometheus Operator target labels that decide which spelling names the GPU workload. Pod
+ * aggregates group by these beside DEVICE_LABELS, and readSeriesLabels picks the pod as the
+ * file sources do.
+ */
+export const POD_LABELS = [
+  'exported_pod', 'exported_namespace', 'exported_container',
+  'pod', 'namespace', 'container',
+  'pod_name', 'pod_namespace', 'container_name',
+  'service', 'endpoint',
+] as const;
+
+/** The label whose presence marks a series as carrying a pod mapping, one per spelling. */
+export const POD_NAME_LABELS = ['exported_pod', 'pod', 'pod_name'] as const;

@@ -17,13 +17,30 @@
  *    the lookback are not counted (DESIGN caps gaps at twice the median interval instead), and
  *    a series' last sample stands for up to the lookback (DESIGN: the median interval).
  */
-import { DEVICE_LABELS } from './metrics.js';
-import { promDuration, promSpan } from './window.js';
+import { DEVICE_LABELS, POD_LABELS } from './metrics.js';
+import { promDuration, promSpan, type RangeRule } from './window.js';
 
 /** The label that tags each aggregate inside a combined answer. */
 export const AGGREGATE_LABEL = 'gpu_audit';
 
 const BY_DEVICE = `by (${DEVICE_LABELS.join(', ')})`;
+/** The device labels and every spelling of dcgm-exporter's pod mapping (../dcgm/labels.ts reads them). */
+const BY_DEVICE_AND_POD = `by (${[...DEVICE_LABELS, ...POD_LABELS].join(', ')})`;
+
+/**
+ * Asks the server which range rule it follows (window.ts RangeRule), without reading any data:
+ * a subquery of 2 s at a 1 s resolution evaluated at a whole second T holds the steps T - 2,
+ * T - 1 and T where the range is closed (Prometheus 2.x), only T - 1 and T where it is
+ * left-open (3.x). Range selectors and subqueries changed together in 3.0.
+ */
+export const RANGE_RULE_PROBE = 'count_over_time(vector(1)[2s:1s])';
+
+/** The rule a probe answer shows; undefined for an answer that is neither (a server gpu-audit cannot read). */
+export function rangeRuleOf(steps: number): RangeRule | undefined {
+  if (steps === 3) return 'closed';
+  if (steps === 2) return 'left-open';
+  return undefined;
+}
 /**
  * How far back a bucket without a sample looks for one to hold: twice Prometheus' default
  * lookback, so that scrapes up to 10 minutes apart (the demo's are 300-301 s, just over 5
@@ -49,13 +66,14 @@ export interface SignalChunkQuery {
   selector: string;
   chunkSeconds: number;
   stepSeconds: number;
+  rule: RangeRule;
   /** Set for signals that tell idleness: the threshold in the metric's own unit. */
   idleBelow?: number;
 }
 
 /** Aggregates of one signal over one chunk, evaluated at the chunk's end: count, sum, max, steps (and idle_steps). */
 export function signalChunkQuery(query: SignalChunkQuery): string {
-  const range = promSpan(query.chunkSeconds);
+  const range = promSpan(query.chunkSeconds, query.rule);
   const subquery = `${range}:${promDuration(query.stepSeconds)}`;
   const parts = [
     tagged('count', `sum ${BY_DEVICE} (count_over_time(${query.selector}[${range}]))`),
@@ -74,8 +92,14 @@ export interface DeviceChunkQuery {
   anySelector: string;
   /** Expression of the board's memory in MiB (FB_TOTAL, or used + free [+ reserved]); absent when unknown. */
   memoryTotal?: string;
+  /**
+   * Selectors of the GPU series that carry a pod mapping, one per spelling of the pod label
+   * (`{__name__=~"…",pod!=""}`, `…exported_pod!=""}`, …); absent: no pod aggregates.
+   */
+  podSelectors?: readonly string[];
   chunkSeconds: number;
   stepSeconds: number;
+  rule: RangeRule;
 }
 
 /**
@@ -86,7 +110,7 @@ export interface DeviceChunkQuery {
  * 100 GPUs took over its 2-minute query timeout).
  */
 export function deviceChunkQuery(query: DeviceChunkQuery): string {
-  const subquery = `${promSpan(query.chunkSeconds)}:${promDuration(query.stepSeconds)}`;
+  const subquery = `${promSpan(query.chunkSeconds, query.rule)}:${promDuration(query.stepSeconds)}`;
   const parts = [
     tagged('steps', `count_over_time((group ${BY_DEVICE} (${query.anySelector}))[${subquery}])`),
     tagged('first', `min_over_time((group ${BY_DEVICE} (${query.anySelector}) * time())[${subquery}])`),
@@ -94,6 +118,17 @@ export function deviceChunkQuery(query: DeviceChunkQuery): string {
   ];
   if (query.memoryTotal !== undefined) {
     parts.push(tagged('memory_total', `max_over_time((max ${BY_DEVICE} (${query.memoryTotal}))[${subquery}])`));
+  }
+  if (query.podSelectors !== undefined && query.podSelectors.length > 0) {
+    // Per device and container (pod labels kept): the steps it held the device and the first
+    // and last of them, as for the device itself. Only series with a pod mapping take part, so
+    // a fleet without Kubernetes mode adds nothing to the answer.
+    const withPod = `group ${BY_DEVICE_AND_POD} (${query.podSelectors.join(' or ')})`;
+    parts.push(
+      tagged('pod_steps', `count_over_time((${withPod})[${subquery}])`),
+      tagged('pod_first', `min_over_time((${withPod} * time())[${subquery}])`),
+      tagged('pod_last', `max_over_time((${withPod} * time())[${subquery}])`),
+    );
   }
   return parts.join('\nor ');
 }
@@ -105,33 +140,33 @@ export function deviceChunkQuery(query: DeviceChunkQuery): string {
  * A device whose series were split (a pod change relabels them) gets the largest of its
  * series' quantiles: an upper bound, the safe side for sizing.
  */
-export function quantileQuery(selector: string, quantile: number, windowSeconds: number): string {
-  return `max ${BY_DEVICE} (quantile_over_time(${quantile}, ${selector}[${promSpan(windowSeconds)}]))`;
+export function quantileQuery(selector: string, quantile: number, windowSeconds: number, rule: RangeRule): string {
+  return `max ${BY_DEVICE} (quantile_over_time(${quantile}, ${selector}[${promSpan(windowSeconds, rule)}]))`;
 }
 
 /**
  * Mean of the best compute signal of each device per bucket of `bucketSeconds` (1 h for the
  * hour-of-week profile, the timeline's width for the timeline), for a range query with that
- * step evaluated 1 ms before each bucket ends: the range, one millisecond short (promSpan),
- * then covers [bucket start, bucket end). `or` keeps, per device, the first signal of the
+ * step evaluated 1 ms before each bucket ends: the range (promSpan, per the server's rule) then
+ * covers [bucket start, bucket end). `or` keeps, per device, the first signal of the
  * ladder that has data in the bucket. Values are rounded to 0.01 % to keep the answer small.
  *
  * A bucket shorter than the scrape interval may hold no sample: it then takes the latest
  * sample of the last 10 minutes, as the streaming analysis lets a sample stand for the time
  * until the next one.
  */
-export function bucketComputeQuery(signals: readonly ScaledSelector[], bucketSeconds: number): string {
+export function bucketComputeQuery(signals: readonly ScaledSelector[], bucketSeconds: number, rule: RangeRule): string {
   return signals
-    .map(({ selector, scale }) => `round(avg ${BY_DEVICE} (${scaled(inBucket('avg_over_time', selector, bucketSeconds), scale)}), 0.01)`)
+    .map(({ selector, scale }) => `round(avg ${BY_DEVICE} (${scaled(inBucket('avg_over_time', selector, bucketSeconds, rule), scale)}), 0.01)`)
     .join('\nor ');
 }
 
 /** Largest memory used of each device per bucket (MiB), as bucketComputeQuery. */
-export function bucketMemoryMaxQuery(selector: string, bucketSeconds: number): string {
-  return `max ${BY_DEVICE} (${inBucket('max_over_time', selector, bucketSeconds)})`;
+export function bucketMemoryMaxQuery(selector: string, bucketSeconds: number, rule: RangeRule): string {
+  return `max ${BY_DEVICE} (${inBucket('max_over_time', selector, bucketSeconds, rule)})`;
 }
 
 /** `fn` over the bucket's samples, else the sample held into the bucket (both without the metric name, so `or` pairs them). */
-function inBucket(fn: string, selector: string, bucketSeconds: number): string {
-  return `${fn}(${selector}[${promSpan(bucketSeconds)}]) or last_over_time(${selector}[${HOLD_LOOKBACK}])`;
+function inBucket(fn: string, selector: string, bucketSeconds: number, rule: RangeRule): string {
+  return `${fn}(${selector}[${promSpan(bucketSeconds, rule)}]) or last_over_time(${selector}[${HOLD_LOOKBACK}])`;
 }

@@ -28,15 +28,22 @@ export function promDuration(seconds: number): string {
 }
 
 /**
- * The range of a query evaluated at the end of a span of `seconds`, one millisecond short:
- * Prometheus 2.x range selectors and subqueries include both ends, so the full length would
- * count a sample (or a step) on the join of two consecutive chunks in both. With this range a
- * chunk covers [start + 1 ms, end] (2.x) or (start + 1 ms, end] (3.x, left-open): timestamps are
- * whole milliseconds, so every sample falls in exactly one chunk (3.x skips one that lies
- * exactly 1 ms after a join).
+ * Which end of a range selector or subquery includes a sample lying exactly on it. Prometheus
+ * 2.x includes both ends, [t - range, t]; Prometheus 3.x made both left-open, (t - range, t].
+ * A server's rule is asked once per audit (RANGE_RULE_PROBE in ./queries.ts), never assumed.
  */
-export function promSpan(seconds: number): string {
-  return `${Math.round(seconds * 1000) - 1}ms`;
+export type RangeRule = 'closed' | 'left-open';
+
+/**
+ * The range of a query evaluated at the end of a span of `seconds` such that it covers exactly
+ * [span start + 1 ms, span end] under the server's rule: one millisecond short under 2.x
+ * ([end - (span - 1 ms), end]), the full span under 3.x ((end - span, end]). Timestamps are
+ * whole milliseconds, so consecutive spans evaluated at their ends partition the time line:
+ * every sample (and every subquery step) falls in exactly one, under either rule.
+ */
+export function promSpan(seconds: number, rule: RangeRule): string {
+  const ms = Math.round(seconds * 1000);
+  return `${rule === 'closed' ? ms - 1 : ms}ms`;
 }
 
 /** `--since`/`--until`: a duration before `referenceMs`, or an ISO time. Epoch milliseconds. */
@@ -95,8 +102,8 @@ export interface Chunk {
 
 /**
  * Consecutive chunks of at most `chunkSeconds`, whole multiples of `stepSeconds`, covering the
- * window exactly: an instant query at a chunk's end over promSpan(chunk length) sees the
- * samples after its start up to its end, so no sample is counted twice at a join.
+ * window exactly: an instant query at a chunk's end over promSpan(chunk length, rule) sees the
+ * samples after its start up to its end, so no sample is counted twice or lost at a join.
  */
 export function splitWindow(window: AuditWindow, chunkSeconds: number): Chunk[] {
   const stepMs = window.stepSeconds * 1000;

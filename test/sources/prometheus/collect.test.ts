@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError, UpstreamError } from '../../../src/model/errors.js';
 import type { InstantSample, PartialAnswer, PrometheusClient, RangeSeries } from '../../../src/sources/prometheus/client.js';
 import { collectFromPrometheus, partialWarnings } from '../../../src/sources/prometheus/collect.js';
+import { RANGE_RULE_PROBE } from '../../../src/sources/prometheus/queries.js';
 
 const H = 3_600_000;
 const START = Date.parse('2026-11-02T00:00:00Z');
@@ -33,12 +34,19 @@ interface Faults {
   secondChunkFails?: boolean;
   /** The second chunk's answers carry a partial-data warning. */
   secondChunkPartial?: boolean;
+  /** What the range rule probe answers (default 3: Prometheus 2.x). */
+  probe?: number;
+  /** Pod aggregates the device query adds, per chunk. */
+  pods?: [InstantSample[], InstantSample[]];
 }
 
 function fakeClient(names: string[], faults: Faults = {}): PrometheusClient {
   const partialAnswers: PartialAnswer[] = [];
   let aborted = false;
   const instant = (query: string, timeMs: number, coversFromMs = timeMs): Promise<InstantSample[]> => {
+    // A Prometheus 2.x (closed ranges), without node_exporter or cAdvisor.
+    if (query === RANGE_RULE_PROBE) return Promise.resolve([{ labels: {}, value: faults.probe ?? 3 }]);
+    if (query.includes('node_cpu_seconds_total') || query.includes('container_cpu_')) return Promise.resolve([]);
     const chunk = timeMs === START + H ? 0 : 1;
     if (chunk === 1 && !query.includes('quantile_over_time')) {
       if (faults.secondChunkFails === true) {
@@ -49,7 +57,10 @@ function fakeClient(names: string[], faults: Faults = {}): PrometheusClient {
     const samples: InstantSample[] = [];
     if (query.startsWith('max by') && query.includes('quantile_over_time(0.95')) samples.push({ labels: GPU, value: 45 });
     else if (query.includes('quantile_over_time(0.5')) samples.push({ labels: GPU, value: 9 });
-    else if (query.includes('group by')) for (const [tag, values] of Object.entries(DEVICE)) samples.push({ labels: { ...GPU, gpu_audit: tag }, value: values[chunk]! });
+    else if (query.includes('group by')) {
+      for (const [tag, values] of Object.entries(DEVICE)) samples.push({ labels: { ...GPU, gpu_audit: tag }, value: values[chunk]! });
+      samples.push(...(faults.pods?.[chunk] ?? []));
+    }
     else for (const [tag, values] of Object.entries(UTIL)) samples.push({ labels: { ...GPU, gpu_audit: tag }, value: values[chunk]! });
     return Promise.resolve(samples);
   };
@@ -151,5 +162,51 @@ describe('a window with a part missing', () => {
       'figures may lack data from that part of the window)',
       'Prometheus: w2 (partial answers for 2026-11-02T00:00:00Z to 2026-11-02T04:00:00Z, the whole window: figures may lack data from that part of the window)',
     ]);
+  });
+});
+
+describe('pods on a device', () => {
+  const options = {
+    window: { startMs: START, endMs: START + 2 * H, stepSeconds: 300 },
+    matchers: [],
+    idleThresholdPct: 5,
+    defaultHost: 'prom:9090',
+    chunkSeconds: 3600,
+  };
+  const pod = (labels: Record<string, string>, tag: string, value: number): InstantSample => ({ labels: { ...GPU, ...labels, gpu_audit: tag }, value });
+  const trainer = { namespace: 'ml', pod: 'trainer-0', container: 'trainer' };
+  // Scraped through a ServiceMonitor: pod/namespace name the exporter, exported_* the workload.
+  const operator = { service: 'dcgm-exporter', endpoint: 'metrics', namespace: 'gpu-operator', pod: 'dcgm-exporter-x1', exported_namespace: 'ml', exported_pod: 'eval-1' };
+
+  it('sums the steps of each container over the chunks, keeps its first and last step, and reads the pod as the file sources do', async () => {
+    const collection = await collectFromPrometheus(fakeClient(['DCGM_FI_DEV_GPU_UTIL'], {
+      pods: [
+        // First hour: trainer-0 for 8 steps (00:05 to 00:40).
+        [pod(trainer, 'pod_steps', 8), pod(trainer, 'pod_first', START / 1000 + 300), pod(trainer, 'pod_last', START / 1000 + 2400)],
+        // Second hour: trainer-0 for 2 more steps (01:05, 01:10), then eval-1 for 4 (01:20 to 01:35).
+        [
+          pod(trainer, 'pod_steps', 2), pod(trainer, 'pod_first', START / 1000 + 3900), pod(trainer, 'pod_last', START / 1000 + 4200),
+          pod(operator, 'pod_steps', 4), pod(operator, 'pod_first', START / 1000 + 4800), pod(operator, 'pod_last', START / 1000 + 5700),
+        ],
+      ],
+    }), options);
+    expect(collection.devices[0]!.pods).toEqual([
+      { namespace: 'ml', pod: 'eval-1', steps: 4, firstSeenMs: START + 4_800_000, lastSeenMs: START + 5_700_000 },
+      // 8 + 2 steps; first 00:05, last 01:10.
+      { namespace: 'ml', pod: 'trainer-0', container: 'trainer', steps: 10, firstSeenMs: START + 300_000, lastSeenMs: START + 4_200_000 },
+    ]);
+    expect(collection.rangeRule).toBe('closed');
+    expect(collection.cpu).toEqual({ hosts: [], containers: [] });
+  });
+
+  it('leaves a device without a pod mapping without pods', async () => {
+    const collection = await collectFromPrometheus(fakeClient(['DCGM_FI_DEV_GPU_UTIL']), options);
+    expect(collection.devices[0]!.pods).toBeUndefined();
+  });
+
+  it('fails (exit 3) on a server whose range rule it cannot tell, before reading figures it might count twice', async () => {
+    const collect = collectFromPrometheus(fakeClient(['DCGM_FI_DEV_GPU_UTIL'], { probe: 5 }), options);
+    await expect(collect).rejects.toThrow(UpstreamError);
+    await expect(collect).rejects.toThrow('count_over_time(vector(1)[2s:1s]) answered [5], expected [3] (Prometheus 2.x) or [2] (3.x)');
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { COMPUTE_LADDER } from '../../../src/analysis/compute-ladder.js';
 import { allMetricNames, metricNamesOf, PUSH_DOWN_METRICS } from '../../../src/sources/prometheus/metrics.js';
-import { bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, quantileQuery, signalChunkQuery } from '../../../src/sources/prometheus/queries.js';
+import {
+  RANGE_RULE_PROBE, bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, quantileQuery, rangeRuleOf, signalChunkQuery,
+} from '../../../src/sources/prometheus/queries.js';
 
 const BY = 'by (UUID, uuid, gpu, pci_bus_id, Hostname, hostname, modelName, GPU_I_ID, GPU_I_PROFILE, DCGM_FI_DRIVER_VERSION)';
 
@@ -23,7 +25,7 @@ describe('metrics read', () => {
 
 describe('PromQL sent', () => {
   it('asks for all aggregates of a signal in a chunk in one request, tagged and joined with or', () => {
-    const query = signalChunkQuery({ selector: 'DCGM_FI_PROF_SM_ACTIVE{namespace="ml"}', chunkSeconds: 86_400, stepSeconds: 300, idleBelow: 0.05 });
+    const query = signalChunkQuery({ selector: 'DCGM_FI_PROF_SM_ACTIVE{namespace="ml"}', chunkSeconds: 86_400, stepSeconds: 300, rule: 'closed', idleBelow: 0.05 });
     const s = 'DCGM_FI_PROF_SM_ACTIVE{namespace="ml"}';
     expect(query.split('\nor ')).toEqual([
       `label_replace(sum ${BY} (count_over_time(${s}[86399999ms])), "gpu_audit", "count", "", "")`,
@@ -35,11 +37,11 @@ describe('PromQL sent', () => {
   });
 
   it('leaves idle steps out for signals that do not tell idleness', () => {
-    expect(signalChunkQuery({ selector: 'DCGM_FI_DEV_FB_USED', chunkSeconds: 3600, stepSeconds: 60 })).not.toContain('idle_steps');
+    expect(signalChunkQuery({ selector: 'DCGM_FI_DEV_FB_USED', chunkSeconds: 3600, stepSeconds: 60, rule: 'closed' })).not.toContain('idle_steps');
   });
 
   it('counts presence over all metrics, its first and last step, and the board memory once per chunk', () => {
-    const query = deviceChunkQuery({ anySelector: '{__name__=~"A|B"}', memoryTotal: 'U + F', chunkSeconds: 3600, stepSeconds: 60 });
+    const query = deviceChunkQuery({ anySelector: '{__name__=~"A|B"}', memoryTotal: 'U + F', chunkSeconds: 3600, stepSeconds: 60, rule: 'closed' });
     expect(query.split('\nor ')).toEqual([
       `label_replace(count_over_time((group ${BY} ({__name__=~"A|B"}))[3599999ms:60s]), "gpu_audit", "steps", "", "")`,
       `label_replace(min_over_time((group ${BY} ({__name__=~"A|B"}) * time())[3599999ms:60s]), "gpu_audit", "first", "", "")`,
@@ -49,11 +51,41 @@ describe('PromQL sent', () => {
   });
 
   it('asks quantiles over the whole window, and bucket means best signal first', () => {
-    expect(quantileQuery('DCGM_FI_DEV_GPU_UTIL', 0.95, 7 * 86_400)).toBe(`max ${BY} (quantile_over_time(0.95, DCGM_FI_DEV_GPU_UTIL[604799999ms]))`);
-    expect(bucketComputeQuery([{ selector: 'SM', scale: 100 }, { selector: 'UTIL', scale: 1 }], 3600).split('\nor ')).toEqual([
+    expect(quantileQuery('DCGM_FI_DEV_GPU_UTIL', 0.95, 7 * 86_400, 'closed')).toBe(`max ${BY} (quantile_over_time(0.95, DCGM_FI_DEV_GPU_UTIL[604799999ms]))`);
+    expect(bucketComputeQuery([{ selector: 'SM', scale: 100 }, { selector: 'UTIL', scale: 1 }], 3600, 'closed').split('\nor ')).toEqual([
       `round(avg ${BY} ((avg_over_time(SM[3599999ms]) or last_over_time(SM[10m])) * 100), 0.01)`,
       `round(avg ${BY} (avg_over_time(UTIL[3599999ms]) or last_over_time(UTIL[10m])), 0.01)`,
     ]);
-    expect(bucketMemoryMaxQuery('FB', 240)).toBe(`max ${BY} (max_over_time(FB[239999ms]) or last_over_time(FB[10m]))`);
+    expect(bucketMemoryMaxQuery('FB', 240, 'closed')).toBe(`max ${BY} (max_over_time(FB[239999ms]) or last_over_time(FB[10m]))`);
+  });
+
+  it('sizes every range for the server\'s rule: the full length where ranges are left-open (3.x)', () => {
+    const query = signalChunkQuery({ selector: 'U', chunkSeconds: 3600, stepSeconds: 60, rule: 'left-open', idleBelow: 5 });
+    expect(query).toContain('count_over_time(U[3600000ms])');
+    expect(query).toContain('[3600000ms:60s]');
+    expect(quantileQuery('U', 0.5, 3600, 'left-open')).toContain('U[3600000ms]');
+    expect(bucketMemoryMaxQuery('FB', 240, 'left-open')).toBe(`max ${BY} (max_over_time(FB[240000ms]) or last_over_time(FB[10m]))`);
+  });
+
+  it('asks, per device and container of the pod mapping, the steps it held the device and the first and last of them', () => {
+    const pods = ['{__name__=~"A|B",exported_pod!=""}', '{__name__=~"A|B",pod!=""}'];
+    const query = deviceChunkQuery({ anySelector: '{__name__=~"A|B"}', podSelectors: pods, chunkSeconds: 3600, stepSeconds: 60, rule: 'closed' });
+    const BY_POD = 'by (UUID, uuid, gpu, pci_bus_id, Hostname, hostname, modelName, GPU_I_ID, GPU_I_PROFILE, DCGM_FI_DRIVER_VERSION, ' +
+      'exported_pod, exported_namespace, exported_container, pod, namespace, container, pod_name, pod_namespace, container_name, service, endpoint)';
+    const withPod = `group ${BY_POD} (${pods.join(' or ')})`;
+    expect(query.split('\nor ').slice(3)).toEqual([
+      `label_replace(count_over_time((${withPod})[3599999ms:60s]), "gpu_audit", "pod_steps", "", "")`,
+      `label_replace(min_over_time((${withPod} * time())[3599999ms:60s]), "gpu_audit", "pod_first", "", "")`,
+      `label_replace(max_over_time((${withPod} * time())[3599999ms:60s]), "gpu_audit", "pod_last", "", "")`,
+    ]);
+  });
+});
+
+describe('the range rule probe', () => {
+  it('reads no data, and tells 2.x (3 steps in [T - 2 s, T]) from 3.x (2 steps in (T - 2 s, T])', () => {
+    expect(RANGE_RULE_PROBE).toBe('count_over_time(vector(1)[2s:1s])');
+    expect(rangeRuleOf(3)).toBe('closed');
+    expect(rangeRuleOf(2)).toBe('left-open');
+    for (const other of [0, 1, 4, Number.NaN]) expect(rangeRuleOf(other)).toBeUndefined();
   });
 });

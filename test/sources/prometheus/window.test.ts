@@ -17,8 +17,11 @@ describe('durations', () => {
     for (const text of ['', '5', 'm5', '5 minutes', '1.5h', '0s', '-5m', '5ms']) expect(parseDurationSeconds(text)).toBeUndefined();
   });
 
-  it('spells a span one millisecond short, so that (end - span, end] is left-open', () => {
-    expect(promSpan(86_400)).toBe('86399999ms');
+  it('sizes a span so that it covers [start + 1 ms, end] under either range rule', () => {
+    // Prometheus 2.x includes both ends: [end - 86,399,999 ms, end] = [start + 1 ms, end].
+    expect(promSpan(86_400, 'closed')).toBe('86399999ms');
+    // Prometheus 3.x leaves the start out: (end - 86,400,000 ms, end] = [start + 1 ms, end] in whole ms.
+    expect(promSpan(86_400, 'left-open')).toBe('86400000ms');
   });
 });
 
