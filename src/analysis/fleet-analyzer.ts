@@ -7,7 +7,7 @@
  * resolved to boards (./identity.ts), each device's series are chained into one timeline
  * (./timeline.ts) and the GpuEntry is built (./gpu-entry.ts).
  */
-import type { ContainerCpuSample, DeviceInfo, DeviceRef, GpuSample, HostCpuSample, ObservationSink, PodAssignment, ProcessSample, SourceWarning } from '../model/observations.js';
+import type { ContainerCpuSample, DeviceInfo, DeviceRef, GpuSample, HostCpuSample, ObservationSink, PodAssignment, ProcessCpuSample, ProcessSample, SourceWarning } from '../model/observations.js';
 import type { GpuEntry } from '../model/report.js';
 import { FigureAccumulator } from './figure-accumulator.js';
 import { buildGpuEntry, type DeviceFacts, type DeviceInventory } from './gpu-entry.js';
@@ -15,6 +15,7 @@ import { assignReportIds, type BoardIdentity, boardIdentityOf, boardKey, describ
 import { FUTURE_SAMPLE_TOLERANCE_MS, MS_PER_HOUR, type AnalysisOptions } from './options.js';
 import { MAX_CONTAINERS_PER_DEVICE, PodAssignmentTable, type PodAssignmentRecord } from './pod-assignments.js';
 import { CpuUsageTable, MAX_CPU_SERIES, type ContainerCpuFigures, type HostCpuFigures } from './pipeline/cpu-usage.js';
+import { MAX_PROCESS_SERIES, ProcessCpuTable, type ProcessTreeCpuFigures } from './pipeline/process-cpu.js';
 import { ProcessTable } from './processes.js';
 import { sampleValues } from './sample-values.js';
 import { LARGEST_INTERVALS_KEPT, SeriesRecorder } from './series.js';
@@ -45,6 +46,8 @@ export interface FleetProfile {
   podAssignments: ReadonlyMap<string, readonly PodAssignmentRecord[]>;
   /** CPU figures over the window from node_exporter / cAdvisor counters (./pipeline/cpu-usage.ts); absent without them. */
   cpu?: { hosts: HostCpuFigures[]; containers: ContainerCpuFigures[] };
+  /** CPU of each GPU process with its descendants (collect bundle processes.csv, ./pipeline/process-cpu.ts); absent without it. */
+  processCpu?: ProcessTreeCpuFigures[];
 }
 
 export interface FleetAnalyzer extends ObservationSink {
@@ -136,6 +139,9 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   /** CPU counters, for the CPU pipeline verdict; created on the first reading. */
   private cpuUsage: CpuUsageTable | undefined;
   private cpuOverflowSource: string | undefined;
+  /** CPU times of GPU process trees; created on the first reading. */
+  private processCpuTable: ProcessCpuTable | undefined;
+  private processCpuOverflowSource: string | undefined;
   /** The report's zone, for hour-of-week; shared by every series so its offset cache is too. */
   private readonly clock: ZoneClock;
 
@@ -196,6 +202,13 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
 
   containerCpu(sample: ContainerCpuSample): void {
     this.cpuTable().containerCpu(sample);
+  }
+
+  processCpu(sample: ProcessCpuSample): void {
+    this.processCpuTable ??= new ProcessCpuTable();
+    const dropped = this.processCpuTable.droppedReadings;
+    this.processCpuTable.add(sample);
+    if (this.processCpuTable.droppedReadings > dropped) this.processCpuOverflowSource ??= this.source?.label;
   }
 
   private cpuTable(): CpuUsageTable {
@@ -269,7 +282,11 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     if ((this.cpuUsage?.droppedReadings ?? 0) > 0) {
       warnings.push({ source: this.cpuOverflowSource ?? this.source?.label ?? '', message: `more than ${MAX_CPU_SERIES} CPU counter series; ${this.cpuUsage!.droppedReadings} readings of the others were not kept` });
     }
-    return { gpus, window: { startMs, endMs, seconds }, warnings, deviceFacts, podAssignments, ...(cpu === undefined ? {} : { cpu }) };
+    if ((this.processCpuTable?.droppedReadings ?? 0) > 0) {
+      warnings.push({ source: this.processCpuOverflowSource ?? '', message: `more than ${MAX_PROCESS_SERIES} processes in GPU process trees; ${this.processCpuTable!.droppedReadings} readings of the others were not kept` });
+    }
+    const processCpu = this.processCpuTable?.trees();
+    return { gpus, window: { startMs, endMs, seconds }, warnings, deviceFacts, podAssignments, ...(cpu === undefined ? {} : { cpu }), ...(processCpu === undefined ? {} : { processCpu }) };
   }
 
   private currentSource(): SourceState {

@@ -16,6 +16,7 @@ import type { ActivityProfile } from './activity-profile.js';
 import type { FigureAccumulator } from './figure-accumulator.js';
 import type { BoardIdentity } from './identity.js';
 import { MS_PER_HOUR } from './options.js';
+import { pcieLinkOf } from './pipeline/pcie-link.js';
 
 export type DeviceInventory = Partial<Omit<DeviceInfo, 'ref'>>;
 
@@ -105,5 +106,9 @@ export function buildGpuEntry(device: DeviceFigures): GpuEntry {
     hourlyCostUsd: null,
     timeline: activity.timeline,
     hourOfWeekComputePct: activity.hourOfWeekComputePct,
+    pcieRxMiBps: figures.pcieStats('pcieRxKiBps'),
+    pcieTxMiBps: figures.pcieStats('pcieTxKiBps'),
+    // PCIe belongs to the board: a MIG device shows its parent's link.
+    pcieLink: pcieLinkOf(device.inventory.pcieLinkMaxGeneration, device.inventory.pcieLinkMaxWidth) ?? device.parent?.pcieLink ?? null,
   };
 }

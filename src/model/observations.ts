@@ -39,6 +39,13 @@ export interface DeviceInfo {
   pciDeviceId?: string;
   driverVersion?: string;
   architecture?: string;
+  /**
+   * The fastest PCIe link this GPU can run with this host (XML `pci_gpu_link_info`
+   * `max_link_gen`, `max_link_width`): generation 1-6 and lanes. The current link drops at
+   * idle to save power, so the maximum is the bandwidth transfers can get.
+   */
+  pcieLinkMaxGeneration?: number;
+  pcieLinkMaxWidth?: number;
 }
 
 /** Which signal a compute figure comes from, best first (DESIGN.md section 5). */
@@ -122,6 +129,25 @@ export interface ContainerCpuSample {
   value: number;
 }
 
+/**
+ * One reading of a process's cumulative CPU time (a collect bundle's processes.csv): a GPU
+ * process or one of its descendants (data-loader workers). Analysis takes rates from deltas.
+ */
+export interface ProcessCpuSample {
+  host: string;
+  /** Epoch milliseconds of the sample. */
+  time: number;
+  /** The GPU process (as nvidia-smi lists it) whose process tree this one is in; equal to pid for the GPU process itself. */
+  gpuPid: number;
+  pid: number;
+  /** The kernel's short name (`comm`, at most 15 bytes). */
+  comm: string;
+  /** Start time after boot in clock ticks: with the pid, tells a process from a later one reusing its pid. */
+  startTicks: number;
+  /** User + system CPU time since the process started, seconds. */
+  cpuSecondsTotal: number;
+}
+
 export interface ObservationSink {
   device(info: DeviceInfo): void;
   sample(sample: GpuSample): void;
@@ -132,4 +158,5 @@ export interface ObservationSink {
   /** Optional: only sinks that judge the CPU data pipeline implement them. */
   hostCpu?(sample: HostCpuSample): void;
   containerCpu?(sample: ContainerCpuSample): void;
+  processCpu?(sample: ProcessCpuSample): void;
 }

@@ -21,6 +21,21 @@ export interface MemoryStats {
   max: number;
 }
 
+/** Time-weighted statistics of a throughput series, MiB/s. */
+export interface ThroughputStats {
+  mean: number;
+  p95: number;
+  max: number;
+}
+
+/** A GPU's fastest PCIe link with its host and that link's bandwidth each way. */
+export interface PcieLink {
+  generation: number;
+  width: number;
+  /** Usable bandwidth per direction after line encoding, MiB/s (src/analysis/pipeline/pcie-link.ts). */
+  bandwidthMiBps: number;
+}
+
 export interface SourceSummary {
   /** The input as the user named it (`-` for stdin). */
   ref: string;
@@ -100,6 +115,12 @@ export interface GpuEntry {
    * Null when the GPU has no timed samples.
    */
   hourOfWeekComputePct: (number | null)[] | null;
+  /** Host-to-device PCIe traffic (nvidia-smi rx_util, DCGM PCIE_RX), MiB/s; null when no source reports it. */
+  pcieRxMiBps?: ThroughputStats | null;
+  /** Device-to-host PCIe traffic, MiB/s. */
+  pcieTxMiBps?: ThroughputStats | null;
+  /** Null when the link is not reported (only the nvidia-smi XML has it). */
+  pcieLink?: PcieLink | null;
 }
 
 export interface VramProfile {

@@ -35,7 +35,10 @@ export function weaknessesOf(units: readonly DemandUnit[], settings: ConfidenceS
     }
     if (uses.vram && unit.vram.basis === 'estimated') reasons.add('VRAM need estimated, not measured');
     if (uses.vram && unit.vram.basis === 'upper-bound') {
-      reasons.add(`measured VRAM is an upper bound (preallocating server in ${unit.label}): the real need may be lower, sized on the allocation`);
+      // A workload's profile says preallocating false when the bound is a sum of process peaks on a shared GPU.
+      reasons.add(unit.vram.preallocating === false
+        ? `measured VRAM is an upper bound (sum of ${unit.label}'s process peaks on a shared GPU): the real need may be lower`
+        : `measured VRAM is an upper bound (preallocating server in ${unit.label}): the real need may be lower, sized on the allocation`);
     }
   }
   return [...reasons];

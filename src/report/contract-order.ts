@@ -15,6 +15,7 @@ import type {
   KubernetesSection,
   GpuTimeline,
   MemoryStats,
+  PcieLink,
   PercentStats,
   ProcessSummary,
   SidecarOverhead,
@@ -23,6 +24,7 @@ import type {
   ReportSettings,
   ReportWindow,
   SourceSummary,
+  ThroughputStats,
   VramEstimateEntry,
   VramProfile,
   WorkloadEntry,
@@ -70,6 +72,8 @@ function objectOrder<T>() {
 
 const percentStats = objectOrder<PercentStats>()({ definition: 'PercentStats', keys: ['mean', 'p50', 'p95', 'max'], optional: [] });
 const memoryStats = objectOrder<MemoryStats>()({ definition: 'MemoryStats', keys: ['mean', 'p95', 'max'], optional: [] });
+const throughputStats = objectOrder<ThroughputStats>()({ definition: 'ThroughputStats', keys: ['mean', 'p95', 'max'], optional: [] });
+const pcieLink = objectOrder<PcieLink>()({ definition: 'PcieLink', keys: ['generation', 'width', 'bandwidthMiBps'], optional: [] });
 
 const processSummary = objectOrder<ProcessSummary>()({
   definition: 'ProcessSummary',
@@ -90,8 +94,9 @@ const gpuEntry = objectOrder<GpuEntry>()({
     'instanceType', 'instanceTypeBasis', 'utilization', 'smActive', 'tensorActive', 'grEngineActive', 'computeBasis',
     'memoryUsedMiB', 'vramHeadroomMiB', 'vramHeadroomPct', 'idleFraction', 'idleHours', 'gpuHours', 'samples',
     'firstSeen', 'lastSeen', 'processes', 'hourlyCostUsd', 'timeline', 'hourOfWeekComputePct',
+    'pcieRxMiBps', 'pcieTxMiBps', 'pcieLink',
   ],
-  optional: [],
+  optional: ['pcieRxMiBps', 'pcieTxMiBps', 'pcieLink'],
   nested: {
     utilization: percentStats,
     smActive: percentStats,
@@ -100,6 +105,9 @@ const gpuEntry = objectOrder<GpuEntry>()({
     memoryUsedMiB: memoryStats,
     processes: processSummary,
     timeline: gpuTimeline,
+    pcieRxMiBps: throughputStats,
+    pcieTxMiBps: throughputStats,
+    pcieLink,
   },
 });
 

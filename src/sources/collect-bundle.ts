@@ -96,10 +96,11 @@ export async function readBundleManifest(directory: string): Promise<BundleManif
 }
 
 /**
- * The files `audit <bundle>` reads: the nvidia-smi XML log and the host CPU ticks
- * (src/sources/proc-stat-csv.ts). processes.csv is not read yet.
+ * The files `audit <bundle>` reads: the nvidia-smi XML log, the host CPU ticks
+ * (src/sources/proc-stat-csv.ts) and the CPU ticks of the GPU processes and their
+ * descendants (src/sources/process-cpu-csv.ts). Every format a bundle holds is read.
  */
-export const AUDITED_BUNDLE_FORMATS: readonly BundleFileFormat[] = ['nvidia-smi-xml', 'proc-stat-csv'];
+export const AUDITED_BUNDLE_FORMATS: readonly BundleFileFormat[] = ['nvidia-smi-xml', 'proc-stat-csv', 'process-cpu-csv'];
 
 /** Paths of the bundle's audit inputs, in manifest order. */
 export function bundleAuditFiles(directory: string, manifest: BundleManifest): string[] {

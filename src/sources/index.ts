@@ -15,6 +15,7 @@ import { nvidiaSmiXml } from './nvidia-smi-xml.js';
 import { nodeMetrics } from './node-metrics.js';
 import { prometheusJson } from './prometheus-json.js';
 import { procStatCsv } from './proc-stat-csv.js';
+import { processCpuCsv } from './process-cpu-csv.js';
 import type { SourceParser } from './types.js';
 
 export type { ParseResult, SourceContext, SourceParser } from './types.js';
@@ -35,6 +36,7 @@ export const sourceParsers: readonly SourceParser[] = [
   dcgmiDmon,
   dcgmiDiscovery,
   procStatCsv,
+  processCpuCsv,
 ];
 
 /** Share of U+FFFD / NUL / other control characters above which a head is binary, not text. */

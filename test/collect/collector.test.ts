@@ -77,11 +77,11 @@ describe('collect', () => {
     expect(own).toHaveLength(3);
     expect(own[0]!.split(',')[1]).toBe(String(process.pid)); // gpu_pid: its own tree
 
-    // audit: the directory yields the XML log and the host CPU ticks (not processes.csv),
-    // both credited to the manifest's host.
+    // audit: the directory yields the XML log, the host CPU ticks and the process CPU ticks,
+    // all credited to the manifest's host.
     const inputs = await resolveInputs([directory]);
-    expect(inputs.map((input) => path.basename(input.ref))).toEqual(['nvidia-smi.xml', 'proc-stat.csv']);
-    expect(inputs.map((input) => hostForInput(input, undefined))).toEqual(['node-07', 'node-07']);
+    expect(inputs.map((input) => path.basename(input.ref))).toEqual(['nvidia-smi.xml', 'proc-stat.csv', 'processes.csv']);
+    expect(inputs.map((input) => hostForInput(input, undefined))).toEqual(['node-07', 'node-07', 'node-07']);
     expect(hostForInput(inputs[0]!, 'explicit')).toBe('explicit');
     // Named as a file, the XML still takes its host from the manifest beside it.
     const [asFile] = await resolveInputs([path.join(directory, 'nvidia-smi.xml')]);

@@ -108,7 +108,7 @@ describe('nvidia-smi XML conformance: hand-checked files', () => {
     const instance2 = { ...gpuRef, gpuInstanceId: 2, computeInstanceId: 0 };
     const time = Date.UTC(2023, 0, 27, 11, 32, 31); // Fri Jan 27 11:32:31 2023
     expect(sink.devices).toEqual([
-      { ref: gpuRef, model: 'NVIDIA A100-SXM4-40GB', memoryTotalMiB: 40960, migMode: 'enabled', pciDeviceId: '20B010DE', driverVersion: '510.47.03', architecture: 'Ampere' },
+      { ref: gpuRef, model: 'NVIDIA A100-SXM4-40GB', memoryTotalMiB: 40960, migMode: 'enabled', pciDeviceId: '20B010DE', driverVersion: '510.47.03', architecture: 'Ampere', pcieLinkMaxGeneration: 4, pcieLinkMaxWidth: 16 },
       { ref: instance1, model: 'NVIDIA A100-SXM4-40GB', memoryTotalMiB: 19968, multiprocessorCount: 42 },
       { ref: instance2, model: 'NVIDIA A100-SXM4-40GB', memoryTotalMiB: 19968, multiprocessorCount: 42 },
     ]);
@@ -127,7 +127,7 @@ describe('nvidia-smi XML conformance: hand-checked files', () => {
     const time = Date.UTC(2023, 7, 4, 11, 44, 30); // Fri Aug  4 11:44:30 2023
     const instances = [3, 4, 5, 6].map((gpuInstanceId) => ({ ...gpuRef, gpuInstanceId, computeInstanceId: 0 }));
     expect(sink.devices).toEqual([
-      { ref: gpuRef, model: 'NVIDIA A100-SXM4-80GB', memoryTotalMiB: 81920, migMode: 'enabled', pciDeviceId: '20B210DE', driverVersion: '535.54.03', architecture: 'Ampere' },
+      { ref: gpuRef, model: 'NVIDIA A100-SXM4-80GB', memoryTotalMiB: 81920, migMode: 'enabled', pciDeviceId: '20B210DE', driverVersion: '535.54.03', architecture: 'Ampere', pcieLinkMaxGeneration: 4, pcieLinkMaxWidth: 16 },
       ...instances.map((ref) => ({ ref, model: 'NVIDIA A100-SXM4-80GB', memoryTotalMiB: 19968, multiprocessorCount: 14 })),
     ]);
     expect(sink.samples).toEqual([
@@ -144,7 +144,7 @@ describe('nvidia-smi XML conformance: hand-checked files', () => {
     const time = Date.UTC(2022, 8, 20, 14, 7, 39); // Tue Sep 20 14:07:39 2022
     expect(sink.devices).toEqual([
       // current_mig is N/A: no migMode.
-      { ref, model: 'NVIDIA GeForce RTX 2080', memoryTotalMiB: 8192, pciDeviceId: '1E8710DE', driverVersion: '516.59', architecture: 'Turing' },
+      { ref, model: 'NVIDIA GeForce RTX 2080', memoryTotalMiB: 8192, pciDeviceId: '1E8710DE', driverVersion: '516.59', architecture: 'Turing', pcieLinkMaxGeneration: 3, pcieLinkMaxWidth: 16 },
     ]);
     expect(sink.samples).toEqual([
       { ref, time, utilizationPct: 2, memoryUtilizationPct: 7, memoryUsedMiB: 862, memoryTotalMiB: 8192, powerW: 14.5, pcieRxKiBps: 91000, pcieTxKiBps: 13000, computeProcessCount: 26 },
@@ -194,7 +194,7 @@ describe('nvidia-smi XML conformance: hand-checked files', () => {
     const { sink } = await parseFile(corpusPath(FOLDER, 'telegraf-gtx-1660-ti.xml'));
     const ref = { host: HOST, uuid: 'GPU-304a277d-3545-63b8-3a36-dfde3c992989', pciBusId: '00000000:43:00.0', index: 0 /* attached_gpus 1, one <gpu>: position is the index */ };
     const time = Date.UTC(2019, 2, 29, 19, 19, 44); // Fri Mar 29 19:19:44 2019
-    expect(sink.devices).toEqual([{ ref, model: 'Graphics Device', memoryTotalMiB: 5912, pciDeviceId: '218410DE', driverVersion: '418.43' }]);
+    expect(sink.devices).toEqual([{ ref, model: 'Graphics Device', memoryTotalMiB: 5912, pciDeviceId: '218410DE', driverVersion: '418.43', pcieLinkMaxGeneration: 3, pcieLinkMaxWidth: 16 }]);
     expect(sink.samples).toEqual([
       { ref, time, utilizationPct: 0, memoryUtilizationPct: 1, memoryUsedMiB: 0, memoryTotalMiB: 5912, powerW: 8.93, pcieRxKiBps: 0, pcieTxKiBps: 0, computeProcessCount: 0 },
     ]);

@@ -95,7 +95,7 @@ describe('dcgmi-dmon parse', () => {
     expect(sink.samples).toEqual([]);
     expect(sink.devices).toEqual([{ ref: { host: 'file-host', index: 0 } }]);
     expect(sink.warnings).toEqual([
-      { location: 'line 1', message: 'no column here is a figure gpu-audit reads (columns NVLTX, NVLRX; it reads GPUTL, MCUTL, FBTTL, FBFRE, FBUSD, FBRSV, POWER, GRACT, SMACT, TENSO, PCITX, PCIRX): rows give no samples' },
+      { location: 'line 1', message: 'no column here is a figure gpu-audit reads (columns NVLTX, NVLRX; it reads GPUTL, MCUTL, FBTTL, FBFRE, FBUSD, FBRSV, POWER, GRACT, SMACT, TENSO, PCITX, PCIRX, TXTPT, RXTPT): rows give no samples' },
       { location: 'line 4', message: 'rows of GPU-I entities skipped: only GPU rows map to devices' },
       { location: 'line 6', message: 'rows of GPU N LINK entities skipped: only GPU rows map to devices' },
     ]);

@@ -158,9 +158,12 @@ describe('audit <bundle>', () => {
       pricing: 'on-demand',
       workloads: [{ name: 'trainer', kind: 'training', match: { hosts: ['gpu-node-1'] } }],
     });
+    // processes.csv holds whatever processes of this machine carry the document's pids.
+    const processRows = readFileSync(path.join(directory, 'processes.csv'), 'utf8').trim().split('\n').length - 1;
     expect(report.sources.map((source) => [path.basename(source.ref), source.format, source.records])).toEqual([
       ['nvidia-smi.xml', 'nvidia-smi-xml', manifest.samples.kept],
       ['proc-stat.csv', 'proc-stat-csv', 2],
+      ['processes.csv', 'process-cpu-csv', processRows],
     ]);
     const [workload] = report.workloads;
     // The A10G document says 0% busy, so the verdict is idle; the host CPU figure is still

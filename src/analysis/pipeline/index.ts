@@ -4,7 +4,12 @@
  */
 export { CounterTable, ratePerSecond, type CounterIncrease } from './counters.js';
 export { CpuUsageTable, MAX_CPU_SERIES, NOT_BUSY_MODES, type ContainerCpuFigures, type HostCpuFigures } from './cpu-usage.js';
-export { pipelineVerdict, PIPELINE_THRESHOLDS, type PipelineFigures, type PipelineJudgement, type PipelineVerdict } from './verdict.js';
+export {
+  MAX_PROCESS_TREES_IN_EVIDENCE, pcieRxHighMiBps, pipelineVerdict, PIPELINE_THRESHOLDS,
+  type PcieRxFigure, type PipelineFigures, type PipelineJudgement, type PipelineVerdict, type ProcessTreeFigure,
+} from './verdict.js';
 export { NO_SIDECARS, sidecarHourlyUsd, sidecarNodeShare, workloadSidecars, type PodSidecars, type WorkloadSidecars } from './sidecars.js';
-export { containerKey, podKey, workloadCpuPipeline, workloadSidecarFigures, type PipelineInputs, type WorkloadPipelineFacts } from './workload.js';
-export { hostCpuByGpuHost, hostHourlyUsd, pipelineInputs, type PipelineSources } from './inputs.js';
+export { containerKey, podKey, processTreeKey, workloadCpuPipeline, workloadSidecarFigures, type PipelineInputs, type WorkloadPipelineFacts } from './workload.js';
+export { hostCpuByGpuHost, hostHourlyUsd, pipelineInputs, processTreesByGpuHost, type PipelineSources } from './inputs.js';
+export { MAX_PROCESS_SERIES, ProcessCpuTable, type ProcessTreeCpuFigures } from './process-cpu.js';
+export { pcieLinkBandwidthMiBps, pcieLinkOf } from './pcie-link.js';

@@ -11,11 +11,14 @@ import type { KubernetesInventory, NodeInfo } from '../../sources/kubernetes/ind
 import { deviceCount } from '../../sources/kubernetes/index.js';
 import { matchNodeName, sidecarOverhead } from '../kubernetes.js';
 import type { ContainerCpuFigures, HostCpuFigures } from './cpu-usage.js';
+import type { ProcessTreeCpuFigures } from './process-cpu.js';
 import type { PodSidecars } from './sidecars.js';
-import { containerKey, podKey, type PipelineInputs } from './workload.js';
+import { containerKey, podKey, processTreeKey, type PipelineInputs } from './workload.js';
 
 export interface PipelineSources {
   cpu?: { hosts: readonly HostCpuFigures[]; containers: readonly ContainerCpuFigures[] };
+  /** CPU of GPU process trees (collect bundle processes.csv). */
+  processCpu?: readonly ProcessTreeCpuFigures[];
   inventory?: KubernetesInventory;
   /** Kubernetes node of each GPU host. */
   nodeOfHost?: ReadonlyMap<string, NodeInfo>;
@@ -49,6 +52,18 @@ export function hostCpuByGpuHost(hosts: readonly HostCpuFigures[], gpus: readonl
   return result;
 }
 
+/** Process trees by processTreeKey(GPU host, GPU pid), their host matched to the GPU hosts as for host CPU. */
+export function processTreesByGpuHost(trees: readonly ProcessTreeCpuFigures[], gpus: readonly GpuEntry[]): Map<string, ProcessTreeCpuFigures> {
+  const treeHosts = [...new Set(trees.map((tree) => tree.host))];
+  const result = new Map<string, ProcessTreeCpuFigures>();
+  for (const gpuHost of new Set(gpus.map((gpu) => gpu.host))) {
+    const name = matchNodeName(gpuHost, treeHosts);
+    if (name === undefined) continue;
+    for (const tree of trees) if (tree.host === name) result.set(processTreeKey(gpuHost, tree.gpuPid), tree);
+  }
+  return result;
+}
+
 export function pipelineInputs(sources: PipelineSources): PipelineInputs {
   const containerCpu = new Map((sources.cpu?.containers ?? []).map((figures) => [containerKey(figures.namespace, figures.pod, figures.container), figures]));
   const hostOfNode = new Map([...(sources.nodeOfHost ?? [])].map(([host, node]) => [node.name, host]));
@@ -74,5 +89,6 @@ export function pipelineInputs(sources: PipelineSources): PipelineInputs {
     containerCpu,
     podSidecars,
     idleThresholdPct: sources.idleThresholdPct,
+    ...(sources.processCpu === undefined ? {} : { processTrees: processTreesByGpuHost(sources.processCpu, sources.gpus) }),
   };
 }

@@ -6,6 +6,7 @@
  * `idle` (nothing to feed), never `input-bound`.
  */
 import type { ComputeBasis } from '../../model/observations.js';
+import type { PcieLink } from '../../model/report.js';
 
 export type PipelineVerdict = 'gpu-bound' | 'input-bound' | 'idle' | 'unknown';
 
@@ -18,9 +19,47 @@ export const PIPELINE_THRESHOLDS = {
   hostSaturatedFraction: 0.9,
   /** Share of CFS periods throttled from which a container counts as CPU-starved. */
   throttledFraction: 0.25,
-  /** Host-to-device PCIe traffic (KiB/s) from which a lightly used GPU is waiting on transfers: 4 GiB/s. */
-  pcieRxHighKiBps: 4 * 1024 * 1024,
+  /**
+   * Mean host-to-device PCIe traffic, as a share of the GPU's link bandwidth, from which a
+   * lightly used GPU is waiting on transfers: half the link, averaged over the window, is
+   * copying most of the time (a copy runs at about 80% of the link's ceiling).
+   */
+  pcieRxHighLinkShare: 0.5,
+  /**
+   * The same in MiB/s where the link is not reported (DCGM and dmon do not print it): 4 GiB/s,
+   * half of a Gen3 x8 link, about a quarter of Gen3 x16 and an eighth of Gen4 x16. Only bulk
+   * host-to-device copying sustains it; on a fast link it may speak early, so the evidence
+   * says the link was unknown.
+   */
+  pcieRxHighMiBps: 4096,
 } as const;
+
+/** Mean PCIe receive from which a GPU on `link` counts as waiting on transfers, MiB/s. */
+export function pcieRxHighMiBps(link: PcieLink | undefined): number {
+  return link === undefined ? PIPELINE_THRESHOLDS.pcieRxHighMiBps : PIPELINE_THRESHOLDS.pcieRxHighLinkShare * link.bandwidthMiBps;
+}
+
+/** Host-to-device PCIe traffic of one of the workload's GPUs (the one nearest its threshold). */
+export interface PcieRxFigure {
+  /** The GPU's report id. */
+  gpu: string;
+  /** Time-weighted mean over the window, MiB/s. */
+  meanMiBps: number;
+  link?: PcieLink;
+}
+
+/** CPU used by one of the workload's GPU processes with its descendants (collect bundle processes.csv). */
+export interface ProcessTreeFigure {
+  pid: number;
+  /** As nvidia-smi names the process, else the kernel's short name. */
+  name: string;
+  /** Descendant processes seen: data-loader workers and the like. */
+  descendants: number;
+  coresUsed: number;
+}
+
+/** At most this many process trees are named in the evidence, the busiest first. */
+export const MAX_PROCESS_TREES_IN_EVIDENCE = 5;
 
 export interface PipelineFigures {
   /** The workload's GPU compute mean on its basis, percent; null when unknown. */
@@ -35,8 +74,10 @@ export interface PipelineFigures {
   containerThrottledFraction?: number;
   /** Cores the workload's containers used (evidence only). */
   containerCoresUsed?: number;
-  /** Mean host-to-device PCIe traffic of the workload's GPUs, KiB/s. */
-  pcieRxKiBps?: number;
+  /** Host-to-device PCIe traffic of the workload's GPU nearest its threshold. */
+  pcieRx?: PcieRxFigure;
+  /** CPU of the workload's GPU process trees (evidence only: the host figures already count it). */
+  processTrees?: readonly ProcessTreeFigure[];
 }
 
 export interface PipelineJudgement {
@@ -55,8 +96,27 @@ function evidenceOf(figures: PipelineFigures): string[] {
   }
   if (figures.containerCoresUsed !== undefined) evidence.push(`containers used ${figures.containerCoresUsed.toFixed(2)} cores`);
   if (figures.containerThrottledFraction !== undefined) evidence.push(`container CPU throttled in ${pct(figures.containerThrottledFraction)} of CFS periods`);
-  if (figures.pcieRxKiBps !== undefined) evidence.push(`PCIe receive ${(figures.pcieRxKiBps / 1024 / 1024).toFixed(2)} GiB/s`);
+  evidence.push(...processTreeEvidence(figures));
+  if (figures.pcieRx !== undefined) evidence.push(pcieRxEvidence(figures.pcieRx));
   return evidence;
+}
+
+function pcieRxEvidence({ gpu, meanMiBps, link }: PcieRxFigure): string {
+  const ofLink = link === undefined
+    ? 'link not reported'
+    : `${((meanMiBps / link.bandwidthMiBps) * 100).toFixed(1)}% of its Gen${link.generation} x${link.width} link's ${link.bandwidthMiBps.toFixed(0)} MiB/s`;
+  return `PCIe receive of ${gpu} averaged ${meanMiBps.toFixed(1)} MiB/s (${ofLink})`;
+}
+
+function processTreeEvidence(figures: PipelineFigures): string[] {
+  const trees = [...(figures.processTrees ?? [])].sort((a, b) => b.coresUsed - a.coresUsed);
+  const ofCores = figures.hostCores === undefined ? 'cores' : `of ${figures.hostCores} cores`;
+  const lines = trees.slice(0, MAX_PROCESS_TREES_IN_EVIDENCE).map((tree) => {
+    const children = tree.descendants === 0 ? '' : ` and ${tree.descendants} child process${tree.descendants === 1 ? '' : 'es'}`;
+    return `pid ${tree.pid} (${tree.name})${children} used ${tree.coresUsed.toFixed(2)} ${ofCores}`;
+  });
+  if (trees.length > MAX_PROCESS_TREES_IN_EVIDENCE) lines.push(`and ${trees.length - MAX_PROCESS_TREES_IN_EVIDENCE} more GPU processes`);
+  return lines;
 }
 
 interface Rule {
@@ -97,8 +157,10 @@ const RULES: readonly Rule[] = [
   {
     verdict: 'input-bound',
     applies: (f) =>
-      f.gpuBusyPct! < T.inputBoundBelowPct && (f.pcieRxKiBps ?? 0) >= T.pcieRxHighKiBps
-        ? `GPU below ${T.inputBoundBelowPct}% busy while PCIe receive is at least ${T.pcieRxHighKiBps / 1024 / 1024} GiB/s: waiting on host-to-device copies`
+      f.gpuBusyPct! < T.inputBoundBelowPct && f.pcieRx !== undefined && f.pcieRx.meanMiBps >= pcieRxHighMiBps(f.pcieRx.link)
+        ? `GPU below ${T.inputBoundBelowPct}% busy while PCIe receive averaged at least ${
+          f.pcieRx.link === undefined ? `${T.pcieRxHighMiBps} MiB/s (link not reported)` : `${pct(T.pcieRxHighLinkShare)} of the link's bandwidth`
+        }: waiting on host-to-device copies`
         : undefined,
   },
   {

@@ -43,6 +43,7 @@ function entryOf(
   const pipelineFacts = {
     devices: slices.map(({ assignment }) => assignment.device),
     pods: slices.flatMap(({ assignment }) => pipeline.podsByDevice?.get(assignment.device.id) ?? []),
+    processes: slices.flatMap(({ assignment, claim }) => claim.processes.map((process) => ({ host: assignment.device.host, pid: process.pid, name: process.name }))),
     compute: { mean: compute.mean, basis: compute.basis },
     hourlyUsd: waste.hourlyUsd,
   };

@@ -70,6 +70,12 @@ export const DCGM_FIELDS: readonly DcgmField[] = [
   { id: 1004, name: 'DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', newName: 'DCGM_FI_PROF_TENSOR_UTIL_RATIO', shortName: 'TENSO', valueType: 'fp64', reading: 'tensorActivePct', scale: RATIO_TO_PERCENT },
   { id: 1009, name: 'DCGM_FI_PROF_PCIE_TX_BYTES', shortName: 'PCITX', valueType: 'int64', reading: 'pcieTxKiBps', scale: BYTES_TO_KIB },
   { id: 1010, name: 'DCGM_FI_PROF_PCIE_RX_BYTES', shortName: 'PCIRX', valueType: 'int64', reading: 'pcieRxKiBps', scale: BYTES_TO_KIB },
+  // The pre-profiling PCIe fields (deprecated, off by default in dcgm-exporter): NVML's PCIe
+  // throughput in KB/s, the counter nvidia-smi prints as rx_util/tx_util, so no scaling. A
+  // scrape that has both kinds fills the reading from the one printed last (both are rates of
+  // the same traffic).
+  { id: 200, name: 'DCGM_FI_DEV_PCIE_TX_THROUGHPUT', shortName: 'TXTPT', valueType: 'int64', reading: 'pcieTxKiBps', scale: 1 },
+  { id: 201, name: 'DCGM_FI_DEV_PCIE_RX_THROUGHPUT', shortName: 'RXTPT', valueType: 'int64', reading: 'pcieRxKiBps', scale: 1 },
 ];
 
 /** Every metric name of DCGM fields starts with this (dcgm-exporter, Prometheus). */

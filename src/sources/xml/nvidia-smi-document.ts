@@ -33,7 +33,12 @@ export const NVIDIA_SMI_READ_PLAN: ReadPlan = {
       product_architecture: VALUE,
       uuid: VALUE,
       mig_mode: { current_mig: VALUE },
-      pci: { pci_device_id: VALUE, rx_util: VALUE, tx_util: VALUE },
+      pci: {
+        pci_device_id: VALUE,
+        rx_util: VALUE,
+        tx_util: VALUE,
+        pci_gpu_link_info: { pcie_gen: { max_link_gen: VALUE }, link_widths: { max_link_width: VALUE } },
+      },
       fb_memory_usage: FRAMEBUFFER,
       utilization: { gpu_util: VALUE, memory_util: VALUE },
       power_readings: { power_draw: VALUE },
@@ -152,6 +157,8 @@ export class NvidiaSmiDocumentMapper {
       pciDeviceId: presentText(descend(gpu, ['pci', 'pci_device_id'])),
       driverVersion: documentFacts.driverVersion,
       architecture: presentText(child(gpu, 'product_architecture')),
+      pcieLinkMaxGeneration: reader.number(at(['pci', 'pci_gpu_link_info', 'pcie_gen', 'max_link_gen']), QUANTITIES.count),
+      pcieLinkMaxWidth: reader.number(at(['pci', 'pci_gpu_link_info', 'link_widths', 'max_link_width']), QUANTITIES.pcieLanes),
     };
     this.sink.device(definedOnly(info));
 

@@ -33,6 +33,8 @@ export const QUANTITIES = {
   watts: { units: new Map([['W', 1]]), whole: false },
   /** NVML's PCIe throughput counter, printed as `KB/s`; the model keeps it as is. */
   pcieKiBps: { units: new Map([['KB/s', 1]]), whole: false },
+  /** PCIe link width, printed `16x`. */
+  pcieLanes: { units: new Map([['x', 1]]), whole: true },
   /** pids, instance ids, SM counts. */
   count: { units: new Map([['', 1]]), whole: true },
 } as const satisfies Record<string, Quantity>;
