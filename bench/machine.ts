@@ -16,7 +16,7 @@ export interface Machine {
   /** Load average when the run started: the benchmark shares the machine with whatever else runs. */
   loadAverage1m: number;
   commit: string;
-  /** When dist/ (what the benchmark runs) was built: it may be older than the working tree. */
+  /** When the CLI bundle (what the benchmark runs) was built: it may be older than the working tree. */
   distBuiltAt: string;
 }
 
@@ -41,6 +41,6 @@ export function describeMachine(): Machine {
     promtool: firstLine(PROMTOOL, ['--version']).replace(/\s*\(branch.*$/, ''),
     loadAverage1m: Math.round((os.loadavg()[0] ?? 0) * 100) / 100,
     commit: firstLine('git', ['rev-parse', '--short', 'HEAD']),
-    distBuiltAt: statSync(path.join(repoRoot, 'dist/cli/main.js')).mtime.toISOString(),
+    distBuiltAt: statSync(path.join(repoRoot, 'dist/bundle/gpu-audit.cjs')).mtime.toISOString(),
   };
 }

@@ -76,7 +76,7 @@ function missingTools(): string[] {
       return false;
     }
   };
-  if (!existsSync(path.join(repoRoot, 'dist/cli/main.js'))) missing.push('the built CLI: run `npm run build`');
+  if (!existsSync(path.join(repoRoot, 'dist/bundle/gpu-audit.cjs'))) missing.push('the built CLI: run `npm run build`');
   if (!existsSync(GNU_TIME)) missing.push(`GNU time at ${GNU_TIME} (peak RSS): \`apt-get install time\``);
   if (!works(PYTHON, ['-c', 'import prometheus_client.parser'])) missing.push(`${PYTHON} with prometheus_client: Debian package python3-prometheus-client (scripts/install-system-deps.sh)`);
   if (!works(PROMTOOL, ['--version'])) missing.push('promtool: Debian package prometheus (scripts/install-system-deps.sh)');
