@@ -10,7 +10,7 @@
  * error. (The type would belong in model/observations.ts beside GpuSample.)
  */
 import type { DeviceRef } from '../model/observations.js';
-import type { GpuEntry, MemoryStats, PercentStats } from '../model/report.js';
+import type { GpuEntry, MemoryStats, PercentStats, ThroughputStats } from '../model/report.js';
 import { chooseComputeBasis, type LadderBasis } from './compute-ladder.js';
 import type { FleetWindow } from './fleet-analyzer.js';
 import { assignReportIds, boardIdentityOf, boardKey, resolveBoards } from './identity.js';
@@ -38,6 +38,9 @@ export interface DeviceAggregates {
   memoryTotalMiB?: number;
   percent: Partial<Record<PercentMetric, PercentStats>>;
   memoryUsedMiB?: MemoryStats;
+  /** PCIe traffic each way, MiB/s. */
+  pcieRxMiBps?: ThroughputStats;
+  pcieTxMiBps?: ThroughputStats;
   idle: Partial<Record<LadderBasis, IdleAggregate>>;
   /** Time in which any signal of the device was read, seconds (its GPU-hours x 3600). */
   observedSeconds: number;
@@ -131,6 +134,10 @@ function entryOf(device: DeviceAggregates, id: string, parent: GpuEntry | null, 
           memoryUsedMaxMiB: device.timeline.memoryUsedMaxMiB,
         },
     hourOfWeekComputePct: timed ? hourOfWeekProfile(device.hourlyComputePct, context.timeZone) : null,
+    pcieRxMiBps: device.pcieRxMiBps ?? null,
+    pcieTxMiBps: device.pcieTxMiBps ?? null,
+    // dcgm-exporter exports no link generation or width.
+    pcieLink: null,
   };
 }
 

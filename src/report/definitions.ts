@@ -36,6 +36,18 @@ export const FIGURE_DEFINITIONS: readonly FigureDefinition[] = [
       'DCGM profiling ratios (`PROF_SM_ACTIVE`, `PROF_PIPE_TENSOR_ACTIVE`, `PROF_GR_ENGINE_ACTIVE`) shown as percentages, present only where DCGM profiling metrics were collected. They measure how much of the chip did work, which utilization does not.',
   },
   {
+    figure: 'PCIe receive, transmit (mean, p95, max)',
+    unit: 'MiB/s',
+    meaning:
+      'Host-to-device (receive) and device-to-host (transmit) traffic on the GPU\'s PCIe link: nvidia-smi `rx_util`/`tx_util` (NVML\'s throughput counter in KB/s, read as KiB/s) or `dmon` `rxpci`/`txpci`, DCGM `PROF_PCIE_RX_BYTES`/`TX_BYTES` (bytes per second) or the older `DEV_PCIE_RX_THROUGHPUT`/`TX_THROUGHPUT` (KB/s); from `--prometheus`, each GPU and direction is read from the profiling counter where it has one, else from the older field. Mean and percentiles are weighted by the time each sample covers; 1 MiB = 1,048,576 bytes. A MIG device shares its board\'s link and has no figures of its own.',
+  },
+  {
+    figure: 'PCIe link, link bandwidth',
+    unit: 'generation and lanes, MiB/s',
+    meaning:
+      'The fastest link the GPU and its slot support (`max_link_gen`, `max_link_width` of the nvidia-smi XML, or `pcie.link.gen.max`/`pcie.link.width.max` of its CSV query), shown as `Gen4 x16`. Bandwidth is one direction\'s ceiling after line encoding: transfers per second per lane x lanes x payload share (8b/10b for Gen1-2, 128b/130b for Gen3-5, 242/256 for Gen6) / 8 bytes; Gen4 x16 = 16e9 x 16 x 128/130 / 8 bytes/s = 30,048.1 MiB/s. Packet headers take a few percent more, so traffic near 80% of it already saturates the link.',
+  },
+  {
     figure: 'Compute basis',
     unit: 'none',
     meaning:

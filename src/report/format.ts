@@ -4,7 +4,7 @@
  * A missing figure (null, or a non-finite number) prints as `-`, never as 0 or NaN.
  */
 
-import type { FleetSummary, ReportWindow } from '../model/report.js';
+import type { FleetSummary, GpuEntry, PcieLink, ReportWindow } from '../model/report.js';
 
 export const MISSING = '-';
 
@@ -93,6 +93,16 @@ export function formatGib(mib: MaybeNumber, fractionDigits = 1): string {
 export function formatMemory(mib: MaybeNumber): string {
   if (!isPresent(mib)) return MISSING;
   return Math.abs(mib) < MIB_PER_GIB ? `${formatNumber(mib, 0)} MiB` : formatGib(mib, 1);
+}
+
+/** A PCIe link as its generation and lane count, `Gen4 x16`; `-` when not reported. */
+export function formatPcieLink(link: PcieLink | null | undefined): string {
+  return link === null || link === undefined ? MISSING : `Gen${formatNumber(link.generation, null)} x${formatNumber(link.width, null)}`;
+}
+
+/** Whether any GPU reports PCIe traffic or its link: the PCIe tables are left out otherwise (older JSON reports have neither field). */
+export function hasPcieFigures(gpus: readonly GpuEntry[]): boolean {
+  return gpus.some((gpu) => (gpu.pcieRxMiBps ?? null) !== null || (gpu.pcieTxMiBps ?? null) !== null || (gpu.pcieLink ?? null) !== null);
 }
 
 /** A window length in the unit a reader thinks in: `45 s`, `20 min`, `24.0 h`, `14.0 d`. */

@@ -13,11 +13,13 @@ import {
   formatHours,
   formatInstant,
   formatNumber,
+  formatPcieLink,
   formatPercent,
   formatQuantity,
   formatUsd,
   formatWindow,
   fractionAsPercent,
+  hasPcieFigures,
   meanComputeText,
   meanUtilizationBasis,
   mibAsGib,
@@ -171,15 +173,32 @@ function computeColumns(names: GpuNames): Column<GpuRow>[] {
   ];
 }
 
+function pcieColumns(names: GpuNames): Column<GpuRow>[] {
+  return [
+    { header: 'GPU', align: 'left', cell: ({ gpu }) => names.full(gpu) },
+    { header: 'Link', align: 'left', cell: ({ gpu }) => formatPcieLink(gpu.pcieLink) },
+    { header: 'Link bandwidth (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieLink?.bandwidthMiBps, 0) },
+    { header: 'Rx mean (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieRxMiBps?.mean, 1) },
+    { header: 'Rx p95 (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieRxMiBps?.p95, 1) },
+    { header: 'Rx max (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieRxMiBps?.max, 1) },
+    { header: 'Tx mean (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieTxMiBps?.mean, 1) },
+    { header: 'Tx p95 (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieTxMiBps?.p95, 1) },
+    { header: 'Tx max (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieTxMiBps?.max, 1) },
+  ];
+}
+
 function gpus(report: Report, names: GpuNames): string {
   if (report.gpus.length === 0) return '## GPUs\n\nNo GPU was found in the inputs.';
   const rows = gpuRows(report.gpus);
   const hasProfiling = report.gpus.some((gpu) => gpu.smActive !== null || gpu.tensorActive !== null || gpu.grEngineActive !== null);
+  // PCIe belongs to the board: MIG devices would repeat their parent's link and have no traffic of their own.
+  const boards = rows.filter((row) => !row.isMigDevice);
   return [
     '## GPUs',
     '',
     markdownTable(gpuColumns(names), rows),
     ...(hasProfiling ? ['', '### Compute activity (DCGM profiling)', '', markdownTable(computeColumns(names), rows)] : []),
+    ...(hasPcieFigures(report.gpus) ? ['', '### PCIe traffic', '', markdownTable(pcieColumns(names), boards)] : []),
   ].join('\n');
 }
 

@@ -42,6 +42,8 @@ class GpuRow {
   migMode: MigMode | undefined;
   driverVersion: string | undefined;
   pciDeviceId: string | undefined;
+  pcieLinkMaxGeneration: number | undefined;
+  pcieLinkMaxWidth: number | undefined;
 
   constructor(readonly timestamps: LocalTimestampReader) {}
 
@@ -60,6 +62,8 @@ class GpuRow {
     this.migMode = undefined;
     this.driverVersion = undefined;
     this.pciDeviceId = undefined;
+    this.pcieLinkMaxGeneration = undefined;
+    this.pcieLinkMaxWidth = undefined;
   }
 }
 
@@ -98,6 +102,18 @@ function power(rank: number): CellReader<GpuRow> {
       row.powerW = value;
       row.powerRank = rank;
     }
+    return true;
+  };
+}
+
+type LinkField = 'pcieLinkMaxGeneration' | 'pcieLinkMaxWidth';
+
+function count(field: LinkField): CellReader<GpuRow> {
+  return (row, cell) => {
+    if (isMissingCell(cell)) return true;
+    const value = parseCount(cell);
+    if (Number.isNaN(value)) return false;
+    row[field] = value;
     return true;
   };
 }
@@ -148,6 +164,10 @@ const GPU_READERS: Readonly<Record<string, CellReader<GpuRow>>> = {
     row.pciDeviceId = normalisePciDeviceId(cell);
     return row.pciDeviceId !== undefined;
   },
+  // The fastest link the GPU and its slot support (XML max_link_gen / max_link_width): the
+  // `.current` ones drop while the GPU idles to save power.
+  'pcie.link.gen.max': count('pcieLinkMaxGeneration'),
+  'pcie.link.width.max': count('pcieLinkMaxWidth'),
 };
 
 /*
@@ -184,6 +204,16 @@ function textSpan(field: 'model' | 'uuid' | 'driverVersion'): SpanReader<GpuRow>
   const seen = new SpanCache<string>((cell) => cell);
   return (row, text, start, end) => {
     if (!isMissingSpan(text, start, end)) row[field] = seen.get(text, start, end);
+    return true;
+  };
+}
+
+function countSpan(field: LinkField): SpanReader<GpuRow> {
+  return (row, text, start, end) => {
+    if (isMissingSpan(text, start, end)) return true;
+    const value = parseCountSpan(text, start, end);
+    if (Number.isNaN(value)) return false;
+    row[field] = value;
     return true;
   };
 }
@@ -225,6 +255,8 @@ function gpuSpanReaders(): Readonly<Record<string, SpanReader<GpuRow>>> {
     'power.draw.average': powerSpan(POWER_PREFERENCE['power.draw.average']),
     'power.draw.instant': powerSpan(POWER_PREFERENCE['power.draw.instant']),
     driver_version: textSpan('driverVersion'),
+    'pcie.link.gen.max': countSpan('pcieLinkMaxGeneration'),
+    'pcie.link.width.max': countSpan('pcieLinkMaxWidth'),
   };
 }
 
@@ -266,6 +298,8 @@ const GPU_SCHEMA: QuerySchema<GpuRow> = {
     driver_version: 'driverVersion',
     'mig.mode.current': 'migMode',
     'pci.device_id': 'pciDeviceId',
+    'pcie.link.gen.max': 'pcieLinkMaxGeneration',
+    'pcie.link.width.max': 'pcieLinkMaxWidth',
   },
   exampleHeader: 'timestamp, name, uuid, index, memory.total [MiB], memory.used [MiB], utilization.gpu [%], power.draw [W]',
   rowFields: new Set(['timestamp']),

@@ -221,6 +221,8 @@ describe('nvidia-smi text corpus: values typed by hand from the files', () => {
     const ref = { host: 'corpus', uuid: MASKED_UUID, pciBusId: '00000000:00:09.0', index: 0 };
     expect(out.devices).toEqual([{
       ref, model: 'NVIDIA H100 80GB HBM3', memoryTotalMiB: 81559, migMode: 'enabled', pciDeviceId: '233010DE', driverVersion: '590.48.01',
+      // pcie.link.gen.max 5, pcie.link.width.max 16
+      pcieLinkMaxGeneration: 5, pcieLinkMaxWidth: 16,
     }]);
     // power.draw 433.78 W (= power.draw.average; power.draw.instant 447.35 W is not taken)
     expect(out.samples).toEqual([{

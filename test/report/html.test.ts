@@ -137,6 +137,20 @@ describe('the sections', () => {
     expect(output).toContain('<code>utilization.gpu</code>');
   });
 
+  it('tabulate PCIe traffic in MiB/s with the link under the GPU table, - where a GPU reports none', () => {
+    const gpus = output.slice(output.indexOf('<section id="gpus">'), output.indexOf('<section id="findings">'));
+    const pcie = gpus.slice(gpus.indexOf('<h3 id="pcie">PCIe traffic</h3>'));
+    expect(pcie).toContain('<th class="num">Rx mean (MiB/s)</th><th class="num">Rx p95 (MiB/s)</th><th class="num">Rx max (MiB/s)</th>');
+    const cells = (id: string): string[] => {
+      const row = pcie.slice(pcie.indexOf(`title="${id}"`));
+      return [...row.slice(0, row.indexOf('</tr>')).matchAll(/<td[^>]*>([^<]*)<\/td>/gu)].map((match) => match[1]!);
+    };
+    // Gen4 x16: 16e9 x 16 x 128/130 / 8 B/s / 2^20 = 30,048.08 MiB/s, shown whole.
+    expect(cells(BUSY_L4_ID)).toEqual(['Gen4 x16', '30,048', '812.5', '2,048.0', '3,900.0', '96.0', '210.0', '512.0']);
+    expect(cells(IDLE_L4_ID)).toEqual(['-', '-', '-', '-', '-', '-', '-', '-']);
+    expect(render(SMALL_FLEET)).not.toContain('PCIe traffic</h3>');
+  });
+
   it('list the ids of the GPUs in the table', () => {
     expect(output).toContain(`title="${IDLE_L4_ID}"`);
     expect(output).toContain(`title="${BUSY_L4_ID}"`);

@@ -53,6 +53,7 @@ describe('renderMarkdown: structure', () => {
       '## Window and sources',
       '## GPUs',
       '### Compute activity (DCGM profiling)',
+      '### PCIe traffic',
       '## Processes',
       '## Workloads',
       '## Findings',
@@ -132,6 +133,8 @@ describe('renderMarkdown: a small fleet', () => {
   it('leaves out sections the report has nothing for', () => {
     expect(markdown).not.toContain('## Workloads');
     expect(markdown).not.toContain('### Compute activity');
+    // No GPU of this fleet reports PCIe (a report written before the fields existed has none either).
+    expect(markdown).not.toContain('### PCIe traffic');
     expect(markdown).toContain('## Recommendations\n\nNone.');
   });
 });
@@ -180,6 +183,16 @@ describe('renderMarkdown: findings and recommendations', () => {
     expect(chat['VRAM basis']).toBe('upper-bound');
     expect(chat['Busy (%)']).toBe('10.0');
     expect(row(markdown, 'Workload', 'trainer')['Sidecar CPU (cores)']).toBe('-');
+  });
+
+  it('tabulates PCIe traffic per GPU in MiB/s with its link, - where a GPU reports none', () => {
+    const pcie = tablesOf(markdown).find((table) => table[0]?.[1] === 'Link')!;
+    expect(pcie[0]).toEqual([
+      'GPU', 'Link', 'Link bandwidth (MiB/s)', 'Rx mean (MiB/s)', 'Rx p95 (MiB/s)', 'Rx max (MiB/s)', 'Tx mean (MiB/s)', 'Tx p95 (MiB/s)', 'Tx max (MiB/s)',
+    ]);
+    // Gen4 x16: 16e9 x 16 x 128/130 / 8 B/s / 2^20 = 30,048.08 MiB/s, shown whole.
+    expect(pcie.find((cells) => cells[0] === '#1 cc33dd44')).toEqual(['#1 cc33dd44', 'Gen4 x16', '30,048', '812.5', '2,048.0', '3,900.0', '96.0', '210.0', '512.0']);
+    expect(pcie.find((cells) => cells[0] === '#0 aa11bb22')).toEqual(['#0 aa11bb22', '-', '-', '-', '-', '-', '-', '-', '-']);
   });
 
   it('details each recommendation, its config in a fenced block', () => {

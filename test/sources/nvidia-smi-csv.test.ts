@@ -236,3 +236,50 @@ describe('nvidia-smi --query-gpu CSV', () => {
     });
   });
 });
+
+describe('nvidia-smi --query-gpu CSV: PCIe link', () => {
+  /**
+   * `--query-gpu=index,uuid,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,utilization.gpu -l 1`:
+   * an idle GPU's link trains down (Gen1 x8 current) while its maximum stays Gen4 x16; GPU 1's
+   * first row has no maximum generation yet.
+   */
+  const LINK_LOG = [
+    'timestamp, index, uuid, pcie.link.gen.current, pcie.link.gen.max, pcie.link.width.current, pcie.link.width.max, utilization.gpu [%]',
+    `2026/07/14 09:00:44.579, 0, ${UUID_A}, 1, 4, 8, 16, 0 %`,
+    `2026/07/14 09:00:44.581, 1, ${UUID_B}, 3, [N/A], 16, 16, 5 %`,
+    `2026/07/14 09:00:45.580, 0, ${UUID_A}, 4, 4, 16, 16, 97 %`,
+    `2026/07/14 09:00:45.582, 1, ${UUID_B}, 3, 5, 16, 16, 5 %`,
+    '',
+  ].join('\n');
+
+  it('reads the maximum generation and width into the inventory, not the current ones, sent again only when they change', async () => {
+    const out = await parse(LINK_LOG);
+    const refA = { host: 'node-1', uuid: UUID_A, index: 0 };
+    const refB = { host: 'node-1', uuid: UUID_B, index: 1 };
+    // GPU 0's second row repeats its link: nothing sent. GPU 1's fills the generation.
+    expect(out.devices).toEqual([
+      { ref: refA, pcieLinkMaxGeneration: 4, pcieLinkMaxWidth: 16 },
+      { ref: refB, pcieLinkMaxWidth: 16 },
+      { ref: refB, pcieLinkMaxGeneration: 5, pcieLinkMaxWidth: 16 },
+    ]);
+    expect(out.samples.map((sample) => sample.utilizationPct)).toEqual([0, 5, 97, 5]);
+    expect(out.warnings).toEqual([]);
+  });
+
+  it('reads the link the same way whether the columns are read in place or replayed as a run beside the identity columns', async () => {
+    // uuid, gen max and width max side by side form a run of runnable columns (RepeatedRun).
+    const run = LINK_LOG.split('\n').map((line) => {
+      const cells = line.split(', ');
+      return line === '' ? line : [cells[0], cells[1], cells[2], cells[4], cells[6], cells[7]].join(', ');
+    }).join('\n');
+    const out = await parse(run);
+    expect(out.devices).toEqual((await parse(LINK_LOG)).devices);
+  });
+
+  it('warns about a link cell that is not a count and keeps the row', async () => {
+    const out = await parse(LINK_LOG.replace(`${UUID_A}, 1, 4, 8, 16, 0 %`, `${UUID_A}, 1, four, 8, 16, 0 %`));
+    expect(out.samples).toHaveLength(4);
+    expect(out.warnings.length).toBe(1);
+    expect(out.devices).toContainEqual({ ref: { host: 'node-1', uuid: UUID_A, index: 0 }, pcieLinkMaxWidth: 16 });
+  });
+});

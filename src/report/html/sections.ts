@@ -12,11 +12,13 @@ import {
   formatHours,
   formatInstant,
   formatNumber,
+  formatPcieLink,
   formatPercent,
   formatQuantity,
   formatUsd,
   formatWindow,
   fractionAsPercent,
+  hasPcieFigures,
   meanUtilizationBasis,
   mibAsGib,
 } from '../format.js';
@@ -119,7 +121,29 @@ export function gpuTable(report: Report, names: GpuNames): SafeHtml {
     formatNumber(gpu.gpuHours, 1),
     formatNumber(gpu.hourlyCostUsd, 2),
   ]);
-  return html`<section id="gpus"><h2>GPUs</h2>${table(headers, rows)}</section>`;
+  return html`<section id="gpus"><h2>GPUs</h2>${table(headers, rows)}${pcieTable(report, names)}</section>`;
+}
+
+/** Traffic and link per board (a MIG device shares its parent's link); null when no GPU reports PCIe. */
+function pcieTable(report: Report, names: GpuNames): SafeHtml | null {
+  if (!hasPcieFigures(report.gpus)) return null;
+  const headers = [
+    { label: 'GPU' }, { label: 'Link' }, { label: 'Link bandwidth (MiB/s)', numeric: true },
+    { label: 'Rx mean (MiB/s)', numeric: true }, { label: 'Rx p95 (MiB/s)', numeric: true }, { label: 'Rx max (MiB/s)', numeric: true },
+    { label: 'Tx mean (MiB/s)', numeric: true }, { label: 'Tx p95 (MiB/s)', numeric: true }, { label: 'Tx max (MiB/s)', numeric: true },
+  ];
+  const rows = gpuRows(report.gpus).filter((row) => !row.isMigDevice).map(({ gpu }) => [
+    html`<span class="name" title="${gpu.id}">${names.full(gpu)}</span>`,
+    formatPcieLink(gpu.pcieLink),
+    formatNumber(gpu.pcieLink?.bandwidthMiBps, 0),
+    formatNumber(gpu.pcieRxMiBps?.mean, 1),
+    formatNumber(gpu.pcieRxMiBps?.p95, 1),
+    formatNumber(gpu.pcieRxMiBps?.max, 1),
+    formatNumber(gpu.pcieTxMiBps?.mean, 1),
+    formatNumber(gpu.pcieTxMiBps?.p95, 1),
+    formatNumber(gpu.pcieTxMiBps?.max, 1),
+  ]);
+  return html`<h3 id="pcie">PCIe traffic</h3>${table(headers, rows)}`;
 }
 
 export function findingsSection(report: Report, names: GpuNames): SafeHtml {

@@ -19,18 +19,18 @@
  */
 import { InputError, UpstreamError } from '../../model/errors.js';
 import type { DeviceRef } from '../../model/observations.js';
-import type { MemoryStats, PercentStats } from '../../model/report.js';
+import type { MemoryStats, PercentStats, ThroughputStats } from '../../model/report.js';
 import { TARGET_POD_LABELS_WARNING, readSeriesLabels, type PodLabels } from '../dcgm/labels.js';
 import type { ReadingKey } from '../dcgm/fields.js';
 import type { Labels, PartialAnswer, PrometheusClient } from './client.js';
 import { fetchContainerCpu, fetchHostCpu, type PrometheusContainerCpu, type PrometheusHostCpu } from './cpu.js';
 import {
-  DEVICE_LABELS, FRAMEBUFFER_PART_READINGS, FRAMEBUFFER_TOTAL_READING, type MetricName, metricNamesOf,
-  POD_NAME_LABELS, PUSH_DOWN_METRICS, type PushDownBasis, type PushDownMetric, type PushDownSignal, allMetricNames,
+  DEVICE_LABELS, FRAMEBUFFER_PART_READINGS, FRAMEBUFFER_TOTAL_READING, KIB_PER_MIB, type MetricName, metricNamesOf,
+  POD_NAME_LABELS, PUSH_DOWN_METRICS, PUSH_DOWN_PCIE, type PushDownBasis, type PushDownMetric, type PushDownSignal, allMetricNames,
 } from './metrics.js';
 import {
-  AGGREGATE_LABEL, RANGE_RULE_PROBE, bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, quantileQuery, rangeRuleOf,
-  type ScaledSelector, signalChunkQuery,
+  AGGREGATE_LABEL, RANGE_RULE_PROBE, bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, pcieQuantileQuery,
+  quantileQuery, rangeRuleOf, type ScaledSelector, signalChunkQuery,
 } from './queries.js';
 import { seriesSelector } from './selector.js';
 import { type AuditWindow, type Chunk, type RangeRule, splitWindow, timelineBucketSeconds } from './window.js';
@@ -51,6 +51,9 @@ export interface CollectedDevice {
   memoryTotalMiB?: number;
   percent: Partial<Record<Exclude<PushDownSignal, 'memoryUsedMiB'>, PercentStats>>;
   memoryUsedMiB?: MemoryStats;
+  /** PCIe traffic each way, MiB/s (metrics.ts PUSH_DOWN_PCIE); absent where the device exports none. */
+  pcieRxMiBps?: ThroughputStats;
+  pcieTxMiBps?: ThroughputStats;
   idle: Partial<Record<PushDownBasis, { observedSeconds: number; idleSeconds: number }>>;
   observedSeconds: number;
   samples: number;
@@ -106,6 +109,21 @@ interface SignalTotals {
   quantiles: Map<number, number>;
 }
 
+/** A PCIe direction's aggregates in MiB/s (count in samples). */
+interface PcieTotals {
+  count: number;
+  sum: number;
+  max: number;
+  /** The whole window's PCIE_QUANTILE. */
+  quantile?: number;
+}
+
+/** The PCIe quantile the report shows (ThroughputStats.p95). */
+const PCIE_QUANTILE = 0.95;
+
+/** `pcie_rx_sum` -> direction `pcie_rx`, aggregate `sum`. */
+const PCIE_TAG = /^(pcie_(?:rx|tx))_(count|sum|max|quantile)$/u;
+
 interface DeviceTotals {
   labels: Labels;
   steps: number;
@@ -118,6 +136,8 @@ interface DeviceTotals {
   timelineMemory: Map<number, number>;
   /** By the pod labels' JSON (the labels readSeriesLabels reads the pod from). */
   pods: Map<string, { labels: Labels; steps: number; firstMs: number; lastMs: number }>;
+  /** By PUSH_DOWN_PCIE tag. */
+  pcie: Map<string, PcieTotals>;
 }
 
 interface PresentMetric extends MetricName {
@@ -140,7 +160,7 @@ class Totals {
       for (const name of DEVICE_LABELS) if (labels[name] !== undefined) deviceLabels[name] = labels[name];
       totals = {
         labels: deviceLabels, steps: 0, firstMs: Infinity, lastMs: -Infinity, memoryTotalMiB: -Infinity,
-        signals: new Map(), hourlyCompute: new Map(), timelineCompute: new Map(), timelineMemory: new Map(), pods: new Map(),
+        signals: new Map(), hourlyCompute: new Map(), timelineCompute: new Map(), timelineMemory: new Map(), pods: new Map(), pcie: new Map(),
       };
       this.byDevice.set(key, totals);
     }
@@ -169,6 +189,28 @@ class Totals {
       pods.set(key, totals);
     }
     return totals;
+  }
+
+  /**
+   * Adds a PCIe aggregate of a tagged answer (`pcie_rx_sum`, …) to its device; false for a tag
+   * that is not one. Chunks add up: counts and sums add, maxima take the larger.
+   */
+  addPcie(labels: Labels, tag: string, value: number): boolean {
+    const match = PCIE_TAG.exec(tag);
+    if (match === null) return false;
+    const pcie = this.device(labels).pcie;
+    let totals = pcie.get(match[1]!);
+    if (totals === undefined) {
+      totals = { count: 0, sum: 0, max: -Infinity };
+      pcie.set(match[1]!, totals);
+    }
+    switch (match[2]) {
+      case 'count': totals.count += value; break;
+      case 'sum': totals.sum += value; break;
+      case 'max': totals.max = Math.max(totals.max, value); break;
+      default: totals.quantile = value; break;
+    }
+    return true;
   }
 
   all(): DeviceTotals[] {
@@ -253,6 +295,13 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   const computeSignals: ScaledSelector[] = present.filter((metric) => metric.metric.basis !== undefined).map(({ selector, scale }) => ({ selector, scale }));
   const memoryUsed = present.find((metric) => metric.metric.signal === 'memoryUsedMiB');
   const podSelectors = POD_NAME_LABELS.map((label) => seriesSelector(present.map((metric) => metric.name), [...matchers, `${label}!=""`]));
+  // PCIe is not a presence signal (anySelector): it rides along in the device query and adds one quantile request.
+  const pcie = PUSH_DOWN_PCIE.flatMap((direction) => {
+    const sources = metricNamesOf(direction.reading)
+      .filter((metric) => names.has(metric.name))
+      .map((metric) => ({ name: metric.name, selector: seriesSelector([metric.name], matchers), perMiBps: KIB_PER_MIB / metric.scale }));
+    return sources.length === 0 ? [] : [{ tag: direction.tag, sources }];
+  });
 
   const totals = new Totals();
   const device = (labels: Labels): DeviceTotals => totals.device(labels);
@@ -277,7 +326,10 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
         }
       });
     }
-    const deviceQuery = deviceChunkQuery({ anySelector, podSelectors, chunkSeconds, stepSeconds: window.stepSeconds, rule, ...(memoryTotal === undefined ? {} : { memoryTotal }) });
+    const deviceQuery = deviceChunkQuery({
+      anySelector, podSelectors, chunkSeconds, stepSeconds: window.stepSeconds, rule,
+      ...(memoryTotal === undefined ? {} : { memoryTotal }), ...(pcie.length === 0 ? {} : { pcie }),
+    });
     tasks.push(async () => {
       for (const sample of await client.instant(deviceQuery, chunk.endMs, chunk.startMs)) {
         if (!finite(sample.value)) continue;
@@ -290,7 +342,7 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
           case 'pod_steps': totals.pod(sample.labels).steps += sample.value; break;
           case 'pod_first': { const pod = totals.pod(sample.labels); pod.firstMs = Math.min(pod.firstMs, sample.value * 1000); break; }
           case 'pod_last': { const pod = totals.pod(sample.labels); pod.lastMs = Math.max(pod.lastMs, sample.value * 1000); break; }
-          default: break;
+          default: totals.addPcie(sample.labels, sample.labels[AGGREGATE_LABEL] ?? '', sample.value); break;
         }
       }
     });
@@ -303,6 +355,13 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
         }
       });
     }
+  }
+  if (pcie.length > 0) {
+    tasks.push(async () => {
+      for (const sample of await client.instant(pcieQuantileQuery(pcie, PCIE_QUANTILE, windowSeconds, rule), window.endMs, window.startMs)) {
+        if (finite(sample.value)) totals.addPcie(sample.labels, sample.labels[AGGREGATE_LABEL] ?? '', sample.value);
+      }
+    });
   }
   const bucketTask = (grid: Grid, chunk: Chunk, query: string, target: (device: DeviceTotals) => Map<number, number>) => async (): Promise<void> => {
     // The point at t covers [t - bucket + 1 ms, t] (queries.ts): evaluated 1 ms before each
@@ -347,7 +406,8 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   const podsSeen = new Map(devices.flatMap((device) => device.pods ?? []).map((pod) => [`${pod.namespace}/${pod.pod}`, { namespace: pod.namespace, pod: pod.pod }]));
   const containerCpu = await fetchContainerCpu(client, window, rule, [...podsSeen.values()]);
   warnings.unshift(...partialWarnings(client.partialAnswers, window));
-  return { devices, metrics: present.map((metric) => metric.name), warnings, rangeRule: rule, cpu: { hosts: hostCpu, containers: containerCpu } };
+  const metrics = [...present.map((metric) => metric.name), ...pcie.flatMap((direction) => direction.sources.map((source) => source.name))];
+  return { devices, metrics, warnings, rangeRule: rule, cpu: { hosts: hostCpu, containers: containerCpu } };
 }
 
 const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
@@ -437,6 +497,16 @@ function toCollectedDevice(device: DeviceTotals, options: CollectOptions, hours:
     if (metric.signal === 'memoryUsedMiB') collected.memoryUsedMiB = { mean, p95: quantile(0.95), max: totals.max };
     else collected.percent[metric.signal] = { mean, p50: quantile(0.5), p95: quantile(0.95), max: totals.max };
     if (metric.basis !== undefined) collected.idle[metric.basis] = { observedSeconds: totals.steps * stepSeconds, idleSeconds: totals.idleSteps * stepSeconds };
+  }
+  for (const direction of PUSH_DOWN_PCIE) {
+    const totals = device.pcie.get(direction.tag);
+    if (totals === undefined || totals.count <= 0) continue;
+    const mean = totals.sum / totals.count;
+    if (totals.quantile === undefined) {
+      const name = read.device.ref.uuid ?? read.device.ref.pciBusId ?? `gpu ${read.device.ref.index ?? '?'}`;
+      warnings.push(`${name} on ${read.device.ref.host}: no ${direction.report} quantile ${PCIE_QUANTILE} in the answer; the mean stands in for it`);
+    }
+    collected[direction.report] = { mean, p95: totals.quantile ?? mean, max: totals.max };
   }
   const hourly = gridValues(device.hourlyCompute, hours);
   if (hourly !== undefined) collected.hourlyComputePct = { startMs: hours.startMs, values: hourly };

@@ -42,16 +42,42 @@ export interface MetricName {
   scale: number;
 }
 
-/** Every Prometheus name of a reading, the pre-4.6 name first. */
+/**
+ * Every Prometheus name of a reading, the pre-4.6 name first; where several DCGM fields feed
+ * one reading (PCIe: the profiling byte counters, then NVML's older KB/s throughput), in the
+ * order of ../dcgm/fields.ts, which is the order of preference.
+ */
 export function metricNamesOf(reading: ReadingKey): MetricName[] {
-  const field = DCGM_FIELDS.find((candidate) => candidate.reading === reading);
-  if (field === undefined) return [];
-  return [field.name, field.newName].filter((name) => name !== undefined).map((name) => ({ name, scale: field.scale }));
+  return DCGM_FIELDS.filter((field) => field.reading === reading)
+    .flatMap((field) => [field.name, field.newName].filter((name) => name !== undefined).map((name) => ({ name, scale: field.scale })));
 }
+
+/**
+ * PCIe traffic per direction, pushed down as mean (sum / count), max and p95 in MiB/s: the
+ * report's `pcieRxMiBps` / `pcieTxMiBps`. The readings are in KiB/s (../dcgm/fields.ts scales
+ * DCGM_FI_PROF_PCIE_*_BYTES from bytes/s; DCGM_FI_DEV_PCIE_*_THROUGHPUT is NVML's KB/s, which
+ * nvidia-smi and the file sources also read as KiB/s), so a name's scale / 1024 gives MiB/s.
+ * They feed no compute figure and no idleness.
+ */
+export interface PushDownPcie {
+  /** Prefix of the aggregates' tags in a combined answer (`pcie_rx_sum`, …). */
+  tag: 'pcie_rx' | 'pcie_tx';
+  reading: ReadingKey;
+  report: 'pcieRxMiBps' | 'pcieTxMiBps';
+}
+
+export const PUSH_DOWN_PCIE: readonly PushDownPcie[] = [
+  { tag: 'pcie_rx', reading: 'pcieRxKiBps', report: 'pcieRxMiBps' },
+  { tag: 'pcie_tx', reading: 'pcieTxKiBps', report: 'pcieTxMiBps' },
+];
+
+export const KIB_PER_MIB = 1024;
 
 /** Every metric name the audit may read: the discovery query asks which of these exist. */
 export function allMetricNames(): string[] {
-  const readings = new Set<ReadingKey>([...PUSH_DOWN_METRICS.map((metric) => metric.reading), FRAMEBUFFER_TOTAL_READING, ...FRAMEBUFFER_PART_READINGS]);
+  const readings = new Set<ReadingKey>([
+    ...PUSH_DOWN_METRICS.map((metric) => metric.reading), FRAMEBUFFER_TOTAL_READING, ...FRAMEBUFFER_PART_READINGS, ...PUSH_DOWN_PCIE.map((pcie) => pcie.reading),
+  ]);
   return [...readings].flatMap((reading) => metricNamesOf(reading).map((metric) => metric.name));
 }
 

@@ -87,6 +87,41 @@ export function signalChunkQuery(query: SignalChunkQuery): string {
   return parts.join('\nor ');
 }
 
+/** One PCIe direction (metrics.ts PUSH_DOWN_PCIE): its tag and its series, best first, each with its units per MiB/s. */
+export interface PcieSelectors {
+  tag: string;
+  sources: readonly { selector: string; perMiBps: number }[];
+}
+
+/**
+ * The per-device aggregate of the first source a device has, in MiB/s (`scale`) or as counted:
+ * `or` keeps a device's first answer, so a GPU with the profiling counters is read from them
+ * and one without from the older throughput field, whatever the other GPUs export.
+ */
+function preferred(pcie: PcieSelectors, aggregate: (selector: string) => string, scale: boolean): string {
+  return pcie.sources.map(({ selector, perMiBps }) => (scale ? `(${aggregate(selector)}) / ${perMiBps}` : aggregate(selector))).join(' or ');
+}
+
+/** Count, sum (MiB/s) and max (MiB/s) of each PCIe direction over a chunk, tagged `<tag>_count` and so on. */
+function pcieChunkParts(pcie: readonly PcieSelectors[], range: string): string[] {
+  return pcie.flatMap((direction) => [
+    tagged(`${direction.tag}_count`, preferred(direction, (selector) => `sum ${BY_DEVICE} (count_over_time(${selector}[${range}]))`, false)),
+    tagged(`${direction.tag}_sum`, preferred(direction, (selector) => `sum ${BY_DEVICE} (sum_over_time(${selector}[${range}]))`, true)),
+    tagged(`${direction.tag}_max`, preferred(direction, (selector) => `max ${BY_DEVICE} (max_over_time(${selector}[${range}]))`, true)),
+  ]);
+}
+
+/**
+ * One quantile of every PCIe direction over the whole window, in MiB/s, tagged `<tag>_quantile`:
+ * one request for both directions (as quantileQuery, a device's split series give their largest).
+ */
+export function pcieQuantileQuery(pcie: readonly PcieSelectors[], quantile: number, windowSeconds: number, rule: RangeRule): string {
+  const range = promSpan(windowSeconds, rule);
+  return pcie
+    .map((direction) => tagged(`${direction.tag}_quantile`, preferred(direction, (selector) => `max ${BY_DEVICE} (quantile_over_time(${quantile}, ${selector}[${range}]))`, true)))
+    .join('\nor ');
+}
+
 export interface DeviceChunkQuery {
   /** Selector of every GPU metric read (`{__name__=~"…"}`). */
   anySelector: string;
@@ -97,6 +132,8 @@ export interface DeviceChunkQuery {
    * (`{__name__=~"…",pod!=""}`, `…exported_pod!=""}`, …); absent: no pod aggregates.
    */
   podSelectors?: readonly string[];
+  /** PCIe directions whose count, sum and max travel in this query too (no request of their own); absent: none. */
+  pcie?: readonly PcieSelectors[];
   chunkSeconds: number;
   stepSeconds: number;
   rule: RangeRule;
@@ -105,7 +142,8 @@ export interface DeviceChunkQuery {
 /**
  * Per device over one chunk: steps with any metric present, the first and last of those steps
  * (as Unix seconds: `group` is 1 where present, times time(), the step's time), and the largest
- * memory total. First and last are at step resolution: timestamp() of the samples would be
+ * memory total (and, where asked, each PCIe direction's count, sum and max, which need no
+ * request of their own). First and last are at step resolution: timestamp() of the samples would be
  * exact, but Prometheus 2.x re-reads the series at every step of a subquery over it (a week of
  * 100 GPUs took over its 2-minute query timeout).
  */
@@ -130,6 +168,7 @@ export function deviceChunkQuery(query: DeviceChunkQuery): string {
       tagged('pod_last', `max_over_time((${withPod} * time())[${subquery}])`),
     );
   }
+  if (query.pcie !== undefined) parts.push(...pcieChunkParts(query.pcie, promSpan(query.chunkSeconds, query.rule)));
   return parts.join('\nor ');
 }
 

@@ -61,7 +61,7 @@ export class DeviceRefs {
 }
 
 /** The inventory fields a text source can know. */
-const INFO_FIELDS = ['model', 'memoryTotalMiB', 'migMode', 'pciDeviceId', 'driverVersion'] as const;
+const INFO_FIELDS = ['model', 'memoryTotalMiB', 'migMode', 'pciDeviceId', 'driverVersion', 'pcieLinkMaxGeneration', 'pcieLinkMaxWidth'] as const;
 
 export type InventoryFacts = { [Field in (typeof INFO_FIELDS)[number]]?: DeviceInfo[Field] };
 
@@ -96,5 +96,7 @@ function sameFacts(previous: InventoryFacts, facts: InventoryFacts): boolean {
     && previous.memoryTotalMiB === facts.memoryTotalMiB
     && previous.migMode === facts.migMode
     && previous.pciDeviceId === facts.pciDeviceId
-    && previous.driverVersion === facts.driverVersion;
+    && previous.driverVersion === facts.driverVersion
+    && previous.pcieLinkMaxGeneration === facts.pcieLinkMaxGeneration
+    && previous.pcieLinkMaxWidth === facts.pcieLinkMaxWidth;
 }

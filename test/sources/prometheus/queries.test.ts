@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { COMPUTE_LADDER } from '../../../src/analysis/compute-ladder.js';
 import { allMetricNames, metricNamesOf, PUSH_DOWN_METRICS } from '../../../src/sources/prometheus/metrics.js';
 import {
-  RANGE_RULE_PROBE, bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, quantileQuery, rangeRuleOf, signalChunkQuery,
+  RANGE_RULE_PROBE, bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, pcieQuantileQuery, quantileQuery, rangeRuleOf, signalChunkQuery,
 } from '../../../src/sources/prometheus/queries.js';
 
 const BY = 'by (UUID, uuid, gpu, pci_bus_id, Hostname, hostname, modelName, GPU_I_ID, GPU_I_PROFILE, DCGM_FI_DRIVER_VERSION)';
@@ -19,6 +19,16 @@ describe('metrics read', () => {
     expect(allMetricNames()).toEqual(expect.arrayContaining([
       'DCGM_FI_DEV_GPU_UTIL', 'DCGM_FI_DEV_FB_USED', 'DCGM_FI_DEV_FB_FREE', 'DCGM_FI_DEV_FB_RESERVED', 'DCGM_FI_DEV_FB_TOTAL',
       'DCGM_FI_PROF_SM_ACTIVE', 'DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', 'DCGM_FI_PROF_GR_ENGINE_ACTIVE', 'DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO',
+    ]));
+  });
+});
+
+describe('PCIe metrics read', () => {
+  it('reads the profiling byte counters first, then NVML\'s older KB/s throughput, with their scales to KiB/s', () => {
+    expect(metricNamesOf('pcieRxKiBps')).toEqual([{ name: 'DCGM_FI_PROF_PCIE_RX_BYTES', scale: 1 / 1024 }, { name: 'DCGM_FI_DEV_PCIE_RX_THROUGHPUT', scale: 1 }]);
+    expect(metricNamesOf('pcieTxKiBps')).toEqual([{ name: 'DCGM_FI_PROF_PCIE_TX_BYTES', scale: 1 / 1024 }, { name: 'DCGM_FI_DEV_PCIE_TX_THROUGHPUT', scale: 1 }]);
+    expect(allMetricNames()).toEqual(expect.arrayContaining([
+      'DCGM_FI_PROF_PCIE_RX_BYTES', 'DCGM_FI_PROF_PCIE_TX_BYTES', 'DCGM_FI_DEV_PCIE_RX_THROUGHPUT', 'DCGM_FI_DEV_PCIE_TX_THROUGHPUT',
     ]));
   });
 });
@@ -47,6 +57,22 @@ describe('PromQL sent', () => {
       `label_replace(min_over_time((group ${BY} ({__name__=~"A|B"}) * time())[3599999ms:60s]), "gpu_audit", "first", "", "")`,
       `label_replace(max_over_time((group ${BY} ({__name__=~"A|B"}) * time())[3599999ms:60s]), "gpu_audit", "last", "", "")`,
       `label_replace(max_over_time((max ${BY} (U + F))[3599999ms:60s]), "gpu_audit", "memory_total", "", "")`,
+    ]);
+  });
+
+  it('adds PCIe count, sum and max to the device query in MiB/s, each device reading its first series of the two', () => {
+    // bytes/s / 1,048,576 and KB/s / 1024 are MiB/s.
+    const rx = { tag: 'pcie_rx', sources: [{ selector: 'PROF_RX', perMiBps: 1_048_576 }, { selector: 'DEV_RX', perMiBps: 1024 }] };
+    const query = deviceChunkQuery({ anySelector: 'A', pcie: [rx], chunkSeconds: 3600, stepSeconds: 60, rule: 'closed' });
+    expect(query.split('\nor ').slice(3)).toEqual([
+      `label_replace(sum ${BY} (count_over_time(PROF_RX[3599999ms])) or sum ${BY} (count_over_time(DEV_RX[3599999ms])), "gpu_audit", "pcie_rx_count", "", "")`,
+      `label_replace((sum ${BY} (sum_over_time(PROF_RX[3599999ms]))) / 1048576 or (sum ${BY} (sum_over_time(DEV_RX[3599999ms]))) / 1024, "gpu_audit", "pcie_rx_sum", "", "")`,
+      `label_replace((max ${BY} (max_over_time(PROF_RX[3599999ms]))) / 1048576 or (max ${BY} (max_over_time(DEV_RX[3599999ms]))) / 1024, "gpu_audit", "pcie_rx_max", "", "")`,
+    ]);
+    const tx = { tag: 'pcie_tx', sources: [{ selector: 'DEV_TX', perMiBps: 1024 }] };
+    expect(pcieQuantileQuery([rx, tx], 0.95, 7 * 86_400, 'left-open').split('\nor ')).toEqual([
+      `label_replace((max ${BY} (quantile_over_time(0.95, PROF_RX[604800000ms]))) / 1048576 or (max ${BY} (quantile_over_time(0.95, DEV_RX[604800000ms]))) / 1024, "gpu_audit", "pcie_rx_quantile", "", "")`,
+      `label_replace((max ${BY} (quantile_over_time(0.95, DEV_TX[604800000ms]))) / 1024, "gpu_audit", "pcie_tx_quantile", "", "")`,
     ]);
   });
 
