@@ -12,26 +12,30 @@ import type { SampleValues } from './sample-values.js';
 import { TimelineBuckets } from './timeline-buckets.js';
 import type { ZoneClock } from './zone-clock.js';
 
+/**
+ * Scratch for the percents of the sample being added: `add` and `takeBack` fill and read it
+ * before returning, so every profile shares one (a fleet holds one profile per series).
+ */
+const percents = new Float64Array(RUNG_COUNT);
+
 export class ActivityProfile {
   readonly buckets = new TimelineBuckets();
   readonly hours: HourOfWeekSlots;
-  /** Scratch: the percents of the sample being added. */
-  private readonly percents = new Float64Array(RUNG_COUNT);
 
   constructor(readonly clock: ZoneClock) {
     this.hours = new HourOfWeekSlots(clock);
   }
 
   add(startMs: number, durationMs: number, values: SampleValues): void {
-    const hasCompute = computePercents(values, this.percents) > 0;
-    this.buckets.addSample(startMs, durationMs, this.percents, values.memoryUsedMiB);
-    if (hasCompute) this.hours.add(startMs, durationMs, this.percents);
+    const hasCompute = computePercents(values, percents) > 0;
+    this.buckets.addSample(startMs, durationMs, percents, values.memoryUsedMiB);
+    if (hasCompute) this.hours.add(startMs, durationMs, percents);
   }
 
   takeBack(startMs: number, durationMs: number, values: SampleValues): void {
-    if (computePercents(values, this.percents) === 0) return;
-    this.buckets.takeBack(startMs, durationMs, this.percents);
-    this.hours.add(startMs, durationMs, this.percents, -1);
+    if (computePercents(values, percents) === 0) return;
+    this.buckets.takeBack(startMs, durationMs, percents);
+    this.hours.add(startMs, durationMs, percents, -1);
   }
 
   settle(capMs: number): void {

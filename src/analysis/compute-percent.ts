@@ -13,21 +13,18 @@ export const RUNG_COUNT = COMPUTE_LADDER.length;
 
 /**
  * Writes the percent of every rung into `out` (NaN where the sample has no reading) and returns
- * how many rungs have one. Called once per sample: it fills a caller's array, allocating nothing.
+ * how many rungs have one. Called once per sample: it fills a caller's array, allocating nothing,
+ * and reads the rungs' signals by name, in COMPUTE_LADDER order, rather than through each rung's
+ * `signal` function (test/perf/sample-hot-path.test.ts holds the two to the same answers).
  */
 export function computePercents(values: SampleValues, out: Float64Array): number {
-  let present = 0;
-  for (let rung = 0; rung < RUNG_COUNT; rung += 1) {
-    const { basis, signal } = COMPUTE_LADDER[rung]!;
-    const reading = signal(values);
-    if (reading === undefined) {
-      out[rung] = Number.NaN;
-      continue;
-    }
-    out[rung] = basis === 'processes' ? (reading > 0 ? 100 : 0) : reading;
-    present += 1;
-  }
-  return present;
+  const { smActivePct, grEngineActivePct, utilizationPct, computeProcessCount } = values;
+  out[0] = smActivePct ?? Number.NaN;
+  out[1] = grEngineActivePct ?? Number.NaN;
+  out[2] = utilizationPct ?? Number.NaN;
+  out[3] = computeProcessCount === undefined ? Number.NaN : computeProcessCount > 0 ? 100 : 0;
+  return (smActivePct === undefined ? 0 : 1) + (grEngineActivePct === undefined ? 0 : 1)
+    + (utilizationPct === undefined ? 0 : 1) + (computeProcessCount === undefined ? 0 : 1);
 }
 
 export function rungIndex(basis: LadderBasis): number {

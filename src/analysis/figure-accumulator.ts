@@ -4,48 +4,51 @@
  * ladder the weight observed and the weight idle. Weights are milliseconds for timed samples
  * and 1 per reading for point values. A negative weight takes weight back (gap correction);
  * maxima only ever grow, since capping a gap does not change what was seen.
+ *
+ * Layout: the running numbers of all signals and rungs live in one array of doubles (offsets
+ * below), beside one sketch per signal. A fleet of 10,000 GPUs holds one accumulator per
+ * series: an object per signal and per rung, each with its numbers boxed, cost about twice
+ * these numbers, and `add` runs once per sample.
  */
 import type { MemoryStats, PercentStats, ThroughputStats } from '../model/report.js';
 import { COMPUTE_LADDER, type LadderBasis } from './compute-ladder.js';
-import { PCIE_METRICS, PERCENT_METRICS, type PcieMetric, type PercentMetric, type SampleValues } from './sample-values.js';
+import type { PcieMetric, PercentMetric, SampleValues } from './sample-values.js';
 import { MIB_RANGE, PERCENT_RANGE, type SketchRange, WeightedQuantileSketch } from './stats/weighted-quantile-sketch.js';
 
 /** PCIe throughput in KiB/s: 1 KiB/s .. 1 TiB/s (a Gen6 x16 link carries about 121 GB/s each way). */
 const KIBPS_RANGE: SketchRange = { minIndexable: 1, maxIndexable: 2 ** 30 };
 const KIB_PER_MIB = 1024;
 
-class SignalFigures {
-  weight = 0;
-  weightedSum = 0;
-  max = -Infinity;
-  readonly sketch: WeightedQuantileSketch;
+/** The signals with figures, by number: the percent signals, memory used, PCIe. */
+const UTILIZATION = 0;
+const SM_ACTIVE = 1;
+const TENSOR_ACTIVE = 2;
+const GR_ENGINE_ACTIVE = 3;
+const MEMORY_USED = 4;
+const PCIE_RX = 5;
+const PCIE_TX = 6;
+const SIGNAL_RANGES: readonly SketchRange[] = [PERCENT_RANGE, PERCENT_RANGE, PERCENT_RANGE, PERCENT_RANGE, MIB_RANGE, KIBPS_RANGE, KIBPS_RANGE];
+const SIGNAL_OF: Record<PercentMetric | PcieMetric, number> = {
+  utilizationPct: UTILIZATION,
+  smActivePct: SM_ACTIVE,
+  tensorActivePct: TENSOR_ACTIVE,
+  grEngineActivePct: GR_ENGINE_ACTIVE,
+  pcieRxKiBps: PCIE_RX,
+  pcieTxKiBps: PCIE_TX,
+};
 
-  constructor(range: SketchRange) {
-    this.sketch = new WeightedQuantileSketch(range);
-  }
-
-  add(value: number, weight: number): void {
-    this.weight += weight;
-    this.weightedSum += weight * value;
-    if (weight > 0 && value > this.max) this.max = value;
-    this.sketch.add(value, weight);
-  }
-
-  merge(other: SignalFigures): void {
-    this.weight += other.weight;
-    this.weightedSum += other.weightedSum;
-    this.max = Math.max(this.max, other.max);
-    this.sketch.merge(other.sketch);
-  }
-
-  get observed(): boolean {
-    return this.weight > 0;
-  }
-
-  mean(): number {
-    return this.weightedSum / this.weight;
-  }
-}
+/** Offsets in `scalars`: per signal [weight, weighted sum, max] ... */
+const FIELDS_PER_SIGNAL = 3;
+const SIGNAL_WEIGHT = 0;
+const SIGNAL_SUM = 1;
+const SIGNAL_MAX = 2;
+/** ... then per ladder rung, in COMPUTE_LADDER order, [observed weight, idle weight] ... */
+const IDLE = SIGNAL_RANGES.length * FIELDS_PER_SIGNAL;
+const RUNG_OF = new Map<LadderBasis, number>(COMPUTE_LADDER.map((rung, position) => [rung.basis, position]));
+/** ... then the weight of all samples and the largest memory total. */
+const WEIGHT = IDLE + 2 * COMPUTE_LADDER.length;
+const MEMORY_TOTAL_MAX = WEIGHT + 1;
+const SCALAR_COUNT = MEMORY_TOTAL_MAX + 1;
 
 export interface IdleTally {
   observedWeight: number;
@@ -53,100 +56,119 @@ export interface IdleTally {
 }
 
 export class FigureAccumulator {
-  /** Sum of weights of all samples, whatever they report. */
-  weight = 0;
-  private readonly percent: Record<PercentMetric, SignalFigures>;
-  private readonly memoryUsed = new SignalFigures(MIB_RANGE);
-  private readonly pcie: Record<PcieMetric, SignalFigures> = { pcieRxKiBps: new SignalFigures(KIBPS_RANGE), pcieTxKiBps: new SignalFigures(KIBPS_RANGE) };
-  private memoryTotalMax = -Infinity;
-  private readonly idle: Record<LadderBasis, IdleTally>;
-  /** The same tallies in COMPUTE_LADDER order. */
-  private readonly talliesByRung: readonly IdleTally[];
+  private readonly scalars: number[] = [];
+  private readonly sketches: WeightedQuantileSketch[];
 
   constructor(readonly idleThresholdPct: number) {
-    this.percent = {
-      utilizationPct: new SignalFigures(PERCENT_RANGE),
-      smActivePct: new SignalFigures(PERCENT_RANGE),
-      tensorActivePct: new SignalFigures(PERCENT_RANGE),
-      grEngineActivePct: new SignalFigures(PERCENT_RANGE),
-    };
-    this.idle = {
-      'sm-active': { observedWeight: 0, idleWeight: 0 },
-      'gr-engine-active': { observedWeight: 0, idleWeight: 0 },
-      utilization: { observedWeight: 0, idleWeight: 0 },
-      processes: { observedWeight: 0, idleWeight: 0 },
-    };
-    this.talliesByRung = COMPUTE_LADDER.map((rung) => this.idle[rung.basis]);
+    for (let at = 0; at < SCALAR_COUNT; at += 1) this.scalars.push(0);
+    for (let signal = 0; signal < SIGNAL_RANGES.length; signal += 1) this.scalars[signal * FIELDS_PER_SIGNAL + SIGNAL_MAX] = -Infinity;
+    this.scalars[MEMORY_TOTAL_MAX] = -Infinity;
+    this.sketches = SIGNAL_RANGES.map((range) => new WeightedQuantileSketch(range));
   }
 
-  /** Runs once per sample: the percent signals are named one by one rather than looked up by key. */
+  /** Sum of weights of all samples, whatever they report. */
+  get weight(): number {
+    return this.scalars[WEIGHT]!;
+  }
+
+  /** Runs once per sample: the signals are named one by one rather than looked up by key. */
   add(values: SampleValues, weight: number): void {
-    this.weight += weight;
-    const percent = this.percent;
-    if (values.utilizationPct !== undefined) percent.utilizationPct.add(values.utilizationPct, weight);
-    if (values.smActivePct !== undefined) percent.smActivePct.add(values.smActivePct, weight);
-    if (values.tensorActivePct !== undefined) percent.tensorActivePct.add(values.tensorActivePct, weight);
-    if (values.grEngineActivePct !== undefined) percent.grEngineActivePct.add(values.grEngineActivePct, weight);
-    if (values.memoryUsedMiB !== undefined) this.memoryUsed.add(values.memoryUsedMiB, weight);
-    if (values.memoryTotalMiB !== undefined && weight > 0) this.memoryTotalMax = Math.max(this.memoryTotalMax, values.memoryTotalMiB);
-    if (values.pcieRxKiBps !== undefined) this.pcie.pcieRxKiBps.add(values.pcieRxKiBps, weight);
-    if (values.pcieTxKiBps !== undefined) this.pcie.pcieTxKiBps.add(values.pcieTxKiBps, weight);
-    const tallies = this.talliesByRung;
-    for (let rung = 0; rung < tallies.length; rung += 1) {
-      const { signal, isIdle } = COMPUTE_LADDER[rung]!;
-      const reading = signal(values);
-      if (reading === undefined) continue;
-      const tally = tallies[rung]!;
-      tally.observedWeight += weight;
-      if (isIdle(reading, this.idleThresholdPct)) tally.idleWeight += weight;
-    }
+    const scalars = this.scalars;
+    scalars[WEIGHT]! += weight;
+    if (values.utilizationPct !== undefined) this.addSignal(UTILIZATION, values.utilizationPct, weight);
+    if (values.smActivePct !== undefined) this.addSignal(SM_ACTIVE, values.smActivePct, weight);
+    if (values.tensorActivePct !== undefined) this.addSignal(TENSOR_ACTIVE, values.tensorActivePct, weight);
+    if (values.grEngineActivePct !== undefined) this.addSignal(GR_ENGINE_ACTIVE, values.grEngineActivePct, weight);
+    if (values.memoryUsedMiB !== undefined) this.addSignal(MEMORY_USED, values.memoryUsedMiB, weight);
+    if (values.memoryTotalMiB !== undefined && weight > 0) scalars[MEMORY_TOTAL_MAX] = Math.max(scalars[MEMORY_TOTAL_MAX]!, values.memoryTotalMiB);
+    if (values.pcieRxKiBps !== undefined) this.addSignal(PCIE_RX, values.pcieRxKiBps, weight);
+    if (values.pcieTxKiBps !== undefined) this.addSignal(PCIE_TX, values.pcieTxKiBps, weight);
+    // The ladder's rungs written out, in COMPUTE_LADDER order (signal read by name, idle as the
+    // ladder defines it): test/perf/sample-hot-path.test.ts holds this to the ladder's functions.
+    const threshold = this.idleThresholdPct;
+    if (values.smActivePct !== undefined) this.tally(0, weight, values.smActivePct < threshold);
+    if (values.grEngineActivePct !== undefined) this.tally(1, weight, values.grEngineActivePct < threshold);
+    if (values.utilizationPct !== undefined) this.tally(2, weight, values.utilizationPct < threshold);
+    if (values.computeProcessCount !== undefined) this.tally(3, weight, values.computeProcessCount === 0);
   }
 
   merge(other: FigureAccumulator): void {
-    this.weight += other.weight;
-    for (const metric of PERCENT_METRICS) this.percent[metric].merge(other.percent[metric]);
-    this.memoryUsed.merge(other.memoryUsed);
-    for (const metric of PCIE_METRICS) this.pcie[metric].merge(other.pcie[metric]);
-    this.memoryTotalMax = Math.max(this.memoryTotalMax, other.memoryTotalMax);
-    for (const rung of COMPUTE_LADDER) {
-      this.idle[rung.basis].observedWeight += other.idle[rung.basis].observedWeight;
-      this.idle[rung.basis].idleWeight += other.idle[rung.basis].idleWeight;
+    const scalars = this.scalars;
+    const theirs = other.scalars;
+    scalars[WEIGHT]! += theirs[WEIGHT]!;
+    for (let signal = 0; signal < SIGNAL_RANGES.length; signal += 1) {
+      const at = signal * FIELDS_PER_SIGNAL;
+      scalars[at + SIGNAL_WEIGHT]! += theirs[at + SIGNAL_WEIGHT]!;
+      scalars[at + SIGNAL_SUM]! += theirs[at + SIGNAL_SUM]!;
+      scalars[at + SIGNAL_MAX] = Math.max(scalars[at + SIGNAL_MAX]!, theirs[at + SIGNAL_MAX]!);
+      this.sketches[signal]!.merge(other.sketches[signal]!);
     }
+    scalars[MEMORY_TOTAL_MAX] = Math.max(scalars[MEMORY_TOTAL_MAX]!, theirs[MEMORY_TOTAL_MAX]!);
+    for (let at = IDLE; at < WEIGHT; at += 1) scalars[at]! += theirs[at]!;
   }
 
   percentStats(metric: PercentMetric): PercentStats | null {
-    const figures = this.percent[metric];
-    if (!figures.observed) return null;
-    return { mean: figures.mean(), p50: figures.sketch.quantile(0.5)!, p95: figures.sketch.quantile(0.95)!, max: figures.max };
+    const signal = SIGNAL_OF[metric];
+    if (!this.observed(signal)) return null;
+    const sketch = this.sketches[signal]!;
+    return { mean: this.mean(signal), p50: sketch.quantile(0.5)!, p95: sketch.quantile(0.95)!, max: this.max(signal) };
   }
 
   memoryUsedStats(): MemoryStats | null {
-    const figures = this.memoryUsed;
-    if (!figures.observed) return null;
-    return { mean: figures.mean(), p95: figures.sketch.quantile(0.95)!, max: figures.max };
+    if (!this.observed(MEMORY_USED)) return null;
+    return { mean: this.mean(MEMORY_USED), p95: this.sketches[MEMORY_USED]!.quantile(0.95)!, max: this.max(MEMORY_USED) };
   }
 
   /** Weighted mean, p95 and max of a PCIe throughput, converted from the samples' KiB/s to MiB/s. */
   pcieStats(metric: PcieMetric): ThroughputStats | null {
-    const figures = this.pcie[metric];
-    if (!figures.observed) return null;
-    return { mean: figures.mean() / KIB_PER_MIB, p95: figures.sketch.quantile(0.95)! / KIB_PER_MIB, max: figures.max / KIB_PER_MIB };
+    const signal = SIGNAL_OF[metric];
+    if (!this.observed(signal)) return null;
+    return { mean: this.mean(signal) / KIB_PER_MIB, p95: this.sketches[signal]!.quantile(0.95)! / KIB_PER_MIB, max: this.max(signal) / KIB_PER_MIB };
   }
 
   /** Largest `memoryTotalMiB` a sample carried (CSV `memory.total`), for devices without inventory. */
   memoryTotalMiB(): number | null {
-    return Number.isFinite(this.memoryTotalMax) ? this.memoryTotalMax : null;
+    const max = this.scalars[MEMORY_TOTAL_MAX]!;
+    return Number.isFinite(max) ? max : null;
   }
 
   idleTally(basis: LadderBasis): IdleTally {
-    return this.idle[basis];
+    const at = IDLE + 2 * RUNG_OF.get(basis)!;
+    return { observedWeight: this.scalars[at]!, idleWeight: this.scalars[at + 1]! };
   }
 
   /** Occupied sketch buckets over all signals: the part of the state that grows with distinct values. */
   get sketchBucketCount(): number {
-    let count = this.memoryUsed.sketch.bucketCount;
-    for (const metric of PCIE_METRICS) count += this.pcie[metric].sketch.bucketCount;
-    for (const metric of PERCENT_METRICS) count += this.percent[metric].sketch.bucketCount;
+    let count = 0;
+    for (const sketch of this.sketches) count += sketch.bucketCount;
     return count;
+  }
+
+  private addSignal(signal: number, value: number, weight: number): void {
+    const scalars = this.scalars;
+    const at = signal * FIELDS_PER_SIGNAL;
+    scalars[at + SIGNAL_WEIGHT]! += weight;
+    scalars[at + SIGNAL_SUM]! += weight * value;
+    if (weight > 0 && value > scalars[at + SIGNAL_MAX]!) scalars[at + SIGNAL_MAX] = value;
+    this.sketches[signal]!.add(value, weight);
+  }
+
+  private tally(rung: number, weight: number, isIdle: boolean): void {
+    const at = IDLE + 2 * rung;
+    this.scalars[at]! += weight;
+    if (isIdle) this.scalars[at + 1]! += weight;
+  }
+
+  private observed(signal: number): boolean {
+    return this.scalars[signal * FIELDS_PER_SIGNAL + SIGNAL_WEIGHT]! > 0;
+  }
+
+  private mean(signal: number): number {
+    const at = signal * FIELDS_PER_SIGNAL;
+    return this.scalars[at + SIGNAL_SUM]! / this.scalars[at + SIGNAL_WEIGHT]!;
+  }
+
+  private max(signal: number): number {
+    return this.scalars[signal * FIELDS_PER_SIGNAL + SIGNAL_MAX]!;
   }
 }

@@ -91,6 +91,8 @@ interface RefState {
 
 interface RefObjectState extends Omit<DeviceRef, 'computeInstanceId'> {
   state: RefState;
+  /** The per-source state this ref object led to last: the samples of one input share it. */
+  sourceState: RefSourceState | undefined;
 }
 
 interface DeviceGroup {
@@ -296,31 +298,39 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   }
 
   private refState(ref: DeviceRef): RefState {
+    return this.refObjectState(ref).state;
+  }
+
+  private refObjectState(ref: DeviceRef): RefObjectState {
     this.currentSource();
     // Sources hand out one ref object per device, so the state is found by the object when its
     // fields are still the ones it had (refs are plain objects: a changed one is keyed anew);
     // this spares a key string per sample.
     const seen = this.stateByRefObject.get(ref);
     if (seen !== undefined && seen.host === ref.host && seen.uuid === ref.uuid && seen.pciBusId === ref.pciBusId
-      && seen.index === ref.index && seen.gpuInstanceId === ref.gpuInstanceId) return seen.state;
+      && seen.index === ref.index && seen.gpuInstanceId === ref.gpuInstanceId) return seen;
     const key = refKey(ref);
     let state = this.refs.get(key);
     if (state === undefined) {
       state = { board: boardIdentityOf(ref), gpuInstanceId: ref.gpuInstanceId, inventory: {}, bySource: new Map(), assignments: undefined };
       this.refs.set(key, state);
     }
-    this.stateByRefObject.set(ref, { host: ref.host, uuid: ref.uuid, pciBusId: ref.pciBusId, index: ref.index, gpuInstanceId: ref.gpuInstanceId, state });
-    return state;
+    const objectState: RefObjectState = { host: ref.host, uuid: ref.uuid, pciBusId: ref.pciBusId, index: ref.index, gpuInstanceId: ref.gpuInstanceId, state, sourceState: undefined };
+    this.stateByRefObject.set(ref, objectState);
+    return objectState;
   }
 
   private refSourceState(ref: DeviceRef): RefSourceState {
     const source = this.currentSource();
-    const byRef = this.refState(ref).bySource;
+    const seen = this.refObjectState(ref);
+    if (seen.sourceState?.source === source) return seen.sourceState;
+    const byRef = seen.state.bySource;
     let state = byRef.get(source.ordinal);
     if (state === undefined) {
       state = { source, series: undefined, points: undefined, pointCount: 0, futureCount: 0, processes: undefined };
       byRef.set(source.ordinal, state);
     }
+    seen.sourceState = state;
     return state;
   }
 

@@ -55,11 +55,13 @@ export class HourOfWeekSlots {
   /** 168 means of the rung (percent), null for hours without weight; null when the rung is -1 or nothing was added. */
   means(rung: number): (number | null)[] | null {
     if (rung < 0 || this.slots.size === 0) return null;
-    return Array.from({ length: HOURS_PER_WEEK }, (_, hour) => {
-      const slot = this.slots.get(hour);
-      const weight = slot?.[rung] ?? 0;
-      return weight > NEGLIGIBLE_WEIGHT_MS ? slot![RUNG_COUNT + rung]! / weight : null;
-    });
+    // Filled from the slots touched (a fleet's worth of devices: no look-up per hour).
+    const means = new Array<number | null>(HOURS_PER_WEEK).fill(null);
+    for (const [hour, slot] of this.slots) {
+      const weight = slot[rung]!;
+      if (weight > NEGLIGIBLE_WEIGHT_MS) means[hour] = slot[RUNG_COUNT + rung]! / weight;
+    }
+    return means;
   }
 
   private slot(hour: number): Slot {

@@ -130,6 +130,7 @@ export class SeriesRecorder {
     this.figures.add(values, intervalMs);
     this.activity.add(startMs, intervalMs, values);
     this.intervals.add(intervalMs, 1);
-    this.longestIntervals.offer(intervalMs, { startMs, values });
+    // Most intervals are no longer than the ones kept already: no payload is built for them.
+    if (this.longestIntervals.admits(intervalMs)) this.longestIntervals.offer(intervalMs, { startMs, values });
   }
 }

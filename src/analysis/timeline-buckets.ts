@@ -17,6 +17,12 @@
  * it only where the capped time still reaches the bucket. Pair merges keep the carried sample
  * of the earlier half: the later half's is either the same sample or one that starts in the
  * earlier half and is counted there already.
+ *
+ * Layout: all numbers of all buckets in one array of doubles, STRIDE per bucket, grown at the
+ * end in place (a fleet of 10,000 GPUs holds 10,000 of these, most with a bucket or two: one
+ * array each, where arrays per rung and per figure made 13 small arrays and their garbage as
+ * they grew). A plain number array rather than a Float64Array: V8 keeps it unboxed all the
+ * same and allocates it on its heap, where each small typed array costs an ArrayBuffer.
  */
 import { type GpuTimeline, TIMELINE_MAX_BUCKETS } from '../model/report.js';
 import { RUNG_COUNT } from './compute-percent.js';
@@ -27,21 +33,32 @@ export const STREAMING_BUCKET_CAP = 2 * TIMELINE_MAX_BUCKETS;
 /** Weight left over from adding and taking back the same time (floating point), in ms. */
 const NEGLIGIBLE_WEIGHT_MS = 1e-3;
 
+/** Offsets in a bucket's cells: compute weight per rung, weighted sum per rung, then memory. */
+const SUM = RUNG_COUNT;
+/** NaN where no memory reading reaches the bucket. */
+const MEMORY_MAX = 2 * RUNG_COUNT;
+const CARRIED = MEMORY_MAX + 1;
+const CARRIED_FROM_MS = MEMORY_MAX + 2;
+const STRIDE = MEMORY_MAX + 3;
+
 const maxOf = (a: number, b: number): number => (Number.isNaN(a) ? b : Number.isNaN(b) ? a : Math.max(a, b));
+
+/** Appends an empty bucket: no weight, no memory reading, nothing carried. */
+function pushEmptyBucket(cells: number[]): void {
+  for (let cell = 0; cell < MEMORY_MAX; cell += 1) cells.push(0);
+  cells.push(Number.NaN, Number.NaN, Number.NaN);
+}
 
 export class TimelineBuckets {
   bucketMs = BASE_BUCKET_MS;
   /** Epoch bucket number of the first bucket held. */
   private first = 0;
-  private weight: number[][] = Array.from({ length: RUNG_COUNT }, () => []);
-  private weightedSum: number[][] = Array.from({ length: RUNG_COUNT }, () => []);
-  /** NaN where no memory reading reaches the bucket. */
-  private memoryMax: number[] = [];
-  private carried: number[] = [];
-  private carriedFromMs: number[] = [];
+  private held = 0;
+  /** STRIDE numbers per bucket held (see the offsets above). */
+  private cells: number[] = [];
 
   get count(): number {
-    return this.memoryMax.length;
+    return this.held;
   }
 
   /**
@@ -54,11 +71,13 @@ export class TimelineBuckets {
     this.cover(startMs, endMs);
     this.addCompute(startMs, endMs, percents, 1);
     if (memory === undefined) return;
+    const cells = this.cells;
     const startBucket = this.bucketOf(startMs);
-    this.memoryMax[startBucket] = maxOf(this.memoryMax[startBucket]!, memory);
-    for (let bucket = startBucket + 1; bucket < this.count && this.bucketStartMs(bucket) < endMs; bucket += 1) {
-      this.carried[bucket] = memory;
-      this.carriedFromMs[bucket] = startMs;
+    const at = startBucket * STRIDE + MEMORY_MAX;
+    cells[at] = maxOf(cells[at]!, memory);
+    for (let bucket = startBucket + 1; bucket < this.held && this.bucketStartMs(bucket) < endMs; bucket += 1) {
+      cells[bucket * STRIDE + CARRIED] = memory;
+      cells[bucket * STRIDE + CARRIED_FROM_MS] = startMs;
     }
   }
 
@@ -70,55 +89,65 @@ export class TimelineBuckets {
 
   /** Counts each carried memory reading where its sample's time, capped at `capMs`, reaches the bucket. */
   settle(capMs: number): void {
-    for (let bucket = 0; bucket < this.count; bucket += 1) {
-      const from = this.carriedFromMs[bucket]!;
+    const cells = this.cells;
+    for (let bucket = 0; bucket < this.held; bucket += 1) {
+      const at = bucket * STRIDE;
+      const from = cells[at + CARRIED_FROM_MS]!;
       if (Number.isNaN(from)) continue;
-      if (this.bucketStartMs(bucket) - from < capMs) this.memoryMax[bucket] = maxOf(this.memoryMax[bucket]!, this.carried[bucket]!);
-      this.carried[bucket] = Number.NaN;
-      this.carriedFromMs[bucket] = Number.NaN;
+      if (this.bucketStartMs(bucket) - from < capMs) cells[at + MEMORY_MAX] = maxOf(cells[at + MEMORY_MAX]!, cells[at + CARRIED]!);
+      cells[at + CARRIED] = Number.NaN;
+      cells[at + CARRIED_FROM_MS] = Number.NaN;
     }
   }
 
   /** Adds a settled timeline (of time this one does not cover) into this one; `other` may be widened. */
   merge(other: TimelineBuckets): void {
-    if (other.count === 0) return;
+    if (other.held === 0) return;
     for (;;) {
       while (this.bucketMs < other.bucketMs) this.widen();
       while (other.bucketMs < this.bucketMs) other.widen();
-      if (this.count === 0) this.first = other.first;
+      if (this.held === 0) this.first = other.first;
       const before = this.bucketMs;
-      this.cover(other.first * other.bucketMs, (other.first + other.count) * other.bucketMs);
+      this.cover(other.first * other.bucketMs, (other.first + other.held) * other.bucketMs);
       if (this.bucketMs === before) break;
     }
+    const cells = this.cells;
+    const theirs = other.cells;
     const offset = other.first - this.first;
-    for (let bucket = 0; bucket < other.count; bucket += 1) {
-      const target = bucket + offset;
+    for (let bucket = 0; bucket < other.held; bucket += 1) {
+      const from = bucket * STRIDE;
+      const to = (bucket + offset) * STRIDE;
       for (let rung = 0; rung < RUNG_COUNT; rung += 1) {
-        this.weight[rung]![target]! += other.weight[rung]![bucket]!;
-        this.weightedSum[rung]![target]! += other.weightedSum[rung]![bucket]!;
+        cells[to + rung]! += theirs[from + rung]!;
+        cells[to + SUM + rung]! += theirs[from + SUM + rung]!;
       }
-      this.memoryMax[target] = maxOf(this.memoryMax[target]!, other.memoryMax[bucket]!);
+      cells[to + MEMORY_MAX] = maxOf(cells[to + MEMORY_MAX]!, theirs[from + MEMORY_MAX]!);
     }
   }
 
   /** Widens until at most `maxBuckets` remain. */
   shrinkTo(maxBuckets: number): void {
-    while (this.count > maxBuckets) this.widen();
+    while (this.held > maxBuckets) this.widen();
   }
 
   /** The report field for the rung chosen as compute basis (-1: none, compute all null). */
   toTimeline(rung: number): GpuTimeline | null {
-    if (this.count === 0) return null;
-    const computeMeanPct = this.memoryMax.map((_, bucket) => {
-      if (rung < 0) return null;
-      const weight = this.weight[rung]![bucket]!;
-      return weight > NEGLIGIBLE_WEIGHT_MS ? this.weightedSum[rung]![bucket]! / weight : null;
-    });
+    if (this.held === 0) return null;
+    const cells = this.cells;
+    const computeMeanPct: (number | null)[] = [];
+    const memoryUsedMaxMiB: (number | null)[] = [];
+    for (let bucket = 0; bucket < this.held; bucket += 1) {
+      const at = bucket * STRIDE;
+      const weight = rung < 0 ? 0 : cells[at + rung]!;
+      computeMeanPct.push(rung >= 0 && weight > NEGLIGIBLE_WEIGHT_MS ? cells[at + SUM + rung]! / weight : null);
+      const memory = cells[at + MEMORY_MAX]!;
+      memoryUsedMaxMiB.push(Number.isNaN(memory) ? null : memory);
+    }
     return {
       start: new Date(this.first * this.bucketMs).toISOString(),
       bucketSeconds: this.bucketMs / 1000,
       computeMeanPct,
-      memoryUsedMaxMiB: this.memoryMax.map((value) => (Number.isNaN(value) ? null : value)),
+      memoryUsedMaxMiB,
     };
   }
 
@@ -131,15 +160,17 @@ export class TimelineBuckets {
   }
 
   private addCompute(startMs: number, endMs: number, percents: Float64Array, sign: 1 | -1): void {
-    for (let bucket = Math.max(0, this.bucketOf(startMs)); bucket < this.count; bucket += 1) {
+    const cells = this.cells;
+    for (let bucket = Math.max(0, this.bucketOf(startMs)); bucket < this.held; bucket += 1) {
       const bucketStart = this.bucketStartMs(bucket);
       if (bucketStart >= endMs) break;
       const partMs = sign * (Math.min(endMs, bucketStart + this.bucketMs) - Math.max(startMs, bucketStart));
+      const at = bucket * STRIDE;
       for (let rung = 0; rung < RUNG_COUNT; rung += 1) {
         const percent = percents[rung]!;
         if (Number.isNaN(percent)) continue;
-        this.weight[rung]![bucket]! += partMs;
-        this.weightedSum[rung]![bucket]! += partMs * percent;
+        cells[at + rung]! += partMs;
+        cells[at + SUM + rung]! += partMs * percent;
       }
     }
   }
@@ -147,65 +178,61 @@ export class TimelineBuckets {
   /** Makes the buckets reach from startMs to endMs, widening while more than the cap would be needed. */
   private cover(startMs: number, endMs: number): void {
     // Most samples land inside the buckets held already.
-    if (this.count > 0 && startMs >= this.first * this.bucketMs && endMs <= (this.first + this.count) * this.bucketMs) return;
+    if (this.held > 0 && startMs >= this.first * this.bucketMs && endMs <= (this.first + this.held) * this.bucketMs) return;
     for (;;) {
       const firstNeeded = Math.floor(startMs / this.bucketMs);
       const endNeeded = Math.ceil(endMs / this.bucketMs);
-      const newFirst = this.count === 0 ? firstNeeded : Math.min(this.first, firstNeeded);
-      const newEnd = this.count === 0 ? endNeeded : Math.max(this.first + this.count, endNeeded);
+      const newFirst = this.held === 0 ? firstNeeded : Math.min(this.first, firstNeeded);
+      const newEnd = this.held === 0 ? endNeeded : Math.max(this.first + this.held, endNeeded);
       if (newEnd - newFirst > STREAMING_BUCKET_CAP) {
-        if (this.count === 0) this.bucketMs *= 2;
+        if (this.held === 0) this.bucketMs *= 2;
         else this.widen();
         continue;
       }
-      const before = this.count === 0 ? 0 : this.first - newFirst;
-      const after = newEnd - newFirst - before - this.count;
+      const before = this.held === 0 ? 0 : this.first - newFirst;
+      const after = newEnd - newFirst - before - this.held;
       this.first = newFirst;
       this.extend(before, after);
       return;
     }
   }
 
+  /** Adds empty buckets before and after those held (after: in place). */
   private extend(before: number, after: number): void {
-    if (before === 0 && after === 0) return;
-    const pad = (values: number[], fill: number): number[] =>
-      before > 0 ? [...new Array<number>(before).fill(fill), ...values, ...new Array<number>(after).fill(fill)]
-        : (values.push(...new Array<number>(after).fill(fill)), values);
-    this.weight = this.weight.map((values) => pad(values, 0));
-    this.weightedSum = this.weightedSum.map((values) => pad(values, 0));
-    this.memoryMax = pad(this.memoryMax, Number.NaN);
-    this.carried = pad(this.carried, Number.NaN);
-    this.carriedFromMs = pad(this.carriedFromMs, Number.NaN);
+    if (before > 0) {
+      const cells: number[] = [];
+      for (let bucket = 0; bucket < before; bucket += 1) pushEmptyBucket(cells);
+      for (const cell of this.cells) cells.push(cell);
+      this.cells = cells;
+    }
+    for (let bucket = 0; bucket < after; bucket += 1) pushEmptyBucket(this.cells);
+    this.held += before + after;
   }
 
   /** Doubles the bucket width, merging each even-numbered bucket with the odd one after it. */
   private widen(): void {
     const newFirst = Math.floor(this.first / 2);
-    const newCount = this.count === 0 ? 0 : Math.floor((this.first + this.count - 1) / 2) - newFirst + 1;
-    const weight = this.weight.map(() => new Array<number>(newCount).fill(0));
-    const weightedSum = this.weightedSum.map(() => new Array<number>(newCount).fill(0));
-    const memoryMax = new Array<number>(newCount).fill(Number.NaN);
-    const carried = new Array<number>(newCount).fill(Number.NaN);
-    const carriedFromMs = new Array<number>(newCount).fill(Number.NaN);
-    for (let bucket = 0; bucket < this.count; bucket += 1) {
+    const newCount = this.held === 0 ? 0 : Math.floor((this.first + this.held - 1) / 2) - newFirst + 1;
+    const cells: number[] = [];
+    for (let bucket = 0; bucket < newCount; bucket += 1) pushEmptyBucket(cells);
+    const old = this.cells;
+    for (let bucket = 0; bucket < this.held; bucket += 1) {
       const epochBucket = this.first + bucket;
-      const target = Math.floor(epochBucket / 2) - newFirst;
+      const from = bucket * STRIDE;
+      const to = (Math.floor(epochBucket / 2) - newFirst) * STRIDE;
       for (let rung = 0; rung < RUNG_COUNT; rung += 1) {
-        weight[rung]![target]! += this.weight[rung]![bucket]!;
-        weightedSum[rung]![target]! += this.weightedSum[rung]![bucket]!;
+        cells[to + rung]! += old[from + rung]!;
+        cells[to + SUM + rung]! += old[from + SUM + rung]!;
       }
-      memoryMax[target] = maxOf(memoryMax[target]!, this.memoryMax[bucket]!);
+      cells[to + MEMORY_MAX] = maxOf(cells[to + MEMORY_MAX]!, old[from + MEMORY_MAX]!);
       if (epochBucket % 2 === 0) {
-        carried[target] = this.carried[bucket]!;
-        carriedFromMs[target] = this.carriedFromMs[bucket]!;
+        cells[to + CARRIED] = old[from + CARRIED]!;
+        cells[to + CARRIED_FROM_MS] = old[from + CARRIED_FROM_MS]!;
       }
     }
     this.bucketMs *= 2;
     this.first = newFirst;
-    this.weight = weight;
-    this.weightedSum = weightedSum;
-    this.memoryMax = memoryMax;
-    this.carried = carried;
-    this.carriedFromMs = carriedFromMs;
+    this.held = newCount;
+    this.cells = cells;
   }
 }

@@ -69,12 +69,15 @@ export interface Timeline<T extends SourcedSeries> {
 /** Closes the (non-overlapping) series and sums them into one timeline. Closes each series once. */
 export function closeTimeline<T extends SourcedSeries>(series: readonly T[], idleThresholdPct: number): Timeline<T> {
   const chain = [...series].sort((a, b) => a.recorder.firstTimeMs - b.recorder.firstTimeMs);
-  const figures = new FigureAccumulator(idleThresholdPct);
   const first = chain[0];
   const last = chain.at(-1);
   if (first === undefined || last === undefined) {
-    return { figures, activity: null, sampleCount: 0, firstTimeMs: null, lastTimeMs: null, endMs: null, loneSample: undefined, uncorrectedGaps: [] };
+    return { figures: new FigureAccumulator(idleThresholdPct), activity: null, sampleCount: 0, firstTimeMs: null, lastTimeMs: null, endMs: null, loneSample: undefined, uncorrectedGaps: [] };
   }
+  // A chain of one series (most devices): its own figures and profile are the chain's, rather
+  // than copies summed into new ones (the same numbers: each would be 0 plus the series' own).
+  const only = chain.length === 1 ? first.recorder : undefined;
+  const figures = only?.figures ?? new FigureAccumulator(idleThresholdPct);
 
   const joinsMs = chain.slice(1).map((next, i) => next.recorder.firstTimeMs - chain[i]!.recorder.lastTimeMs);
   let chainMedian: number | null | undefined;
@@ -88,7 +91,7 @@ export function closeTimeline<T extends SourcedSeries>(series: readonly T[], idl
     return chainMedian;
   };
 
-  const activity = new ActivityProfile(first.recorder.activity.clock);
+  const activity = only?.activity ?? new ActivityProfile(first.recorder.activity.clock);
   const uncorrectedGaps: T[] = [];
   let sampleCount = 0;
   let lastMedianMs: number | null = null;
@@ -107,8 +110,10 @@ export function closeTimeline<T extends SourcedSeries>(series: readonly T[], idl
     const join = joinsMs[i];
     const lastWeightMs = join === undefined ? medianMs : Math.min(join, capMs);
     if (recorder.close(capMs, lastWeightMs).uncorrectedGaps) uncorrectedGaps.push(entry);
-    figures.merge(recorder.figures);
-    activity.merge(recorder.activity);
+    if (only === undefined) {
+      figures.merge(recorder.figures);
+      activity.merge(recorder.activity);
+    }
     lastMedianMs = medianMs;
   });
 

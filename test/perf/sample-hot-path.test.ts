@@ -2,9 +2,13 @@
  * The per-sample code of the analysis is written out field by field for speed (no loops over
  * field-name lists): these tests pin that the written-out versions still cover every field.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GpuSample } from '../../src/model/observations.js';
+import { COMPUTE_LADDER } from '../../src/analysis/compute-ladder.js';
+import { computePercents, RUNG_COUNT } from '../../src/analysis/compute-percent.js';
 import { FigureAccumulator } from '../../src/analysis/figure-accumulator.js';
+import type { SampleValues } from '../../src/analysis/sample-values.js';
 import { PCIE_METRICS, PERCENT_METRICS, sampleValues } from '../../src/analysis/sample-values.js';
 
 const ALL_FIELDS = [...PERCENT_METRICS, 'memoryUsedMiB', 'memoryTotalMiB', 'computeProcessCount', ...PCIE_METRICS] as const;
@@ -46,5 +50,46 @@ describe('FigureAccumulator.add', () => {
     expect(figures.idleTally('gr-engine-active')).toEqual({ observedWeight: 1000, idleWeight: 0 });
     expect(figures.idleTally('utilization')).toEqual({ observedWeight: 1000, idleWeight: 0 });
     expect(figures.idleTally('processes')).toEqual({ observedWeight: 1000, idleWeight: 1000 });
+  });
+});
+
+/** Samples with any subset of the ladder's signals, idle and busy readings alike (threshold 5 %). */
+const ladderValues = fc.record({
+  smActivePct: fc.constantFrom(0, 4.99, 5, 37.5, 100),
+  grEngineActivePct: fc.constantFrom(0, 3, 5, 80),
+  utilizationPct: fc.constantFrom(0, 4, 5, 64),
+  computeProcessCount: fc.constantFrom(0, 1, 3),
+}, { requiredKeys: [] }) as fc.Arbitrary<SampleValues>;
+
+describe('the compute ladder written out', () => {
+  it('computePercents reads each rung as COMPUTE_LADDER does, in ladder order', () => {
+    fc.assert(fc.property(ladderValues, (values) => {
+      const out = new Float64Array(RUNG_COUNT);
+      const present = computePercents(values, out);
+      const expected = COMPUTE_LADDER.map(({ basis, signal }) => {
+        const reading = signal(values);
+        return reading === undefined ? Number.NaN : basis === 'processes' ? (reading > 0 ? 100 : 0) : reading;
+      });
+      expect([...out]).toEqual(expected);
+      expect(present).toBe(expected.filter((percent) => !Number.isNaN(percent)).length);
+    }));
+  });
+
+  it("FigureAccumulator tallies observed and idle time with each rung's own signal and isIdle", () => {
+    fc.assert(fc.property(fc.array(ladderValues, { maxLength: 6 }), (samples) => {
+      const figures = new FigureAccumulator(5);
+      samples.forEach((values, position) => figures.add(values, 1000 * (position + 1)));
+      for (const { basis, signal, isIdle } of COMPUTE_LADDER) {
+        let observedWeight = 0;
+        let idleWeight = 0;
+        samples.forEach((values, position) => {
+          const reading = signal(values);
+          if (reading === undefined) return;
+          observedWeight += 1000 * (position + 1);
+          if (isIdle(reading, 5)) idleWeight += 1000 * (position + 1);
+        });
+        expect(figures.idleTally(basis), basis).toEqual({ observedWeight, idleWeight });
+      }
+    }));
   });
 });

@@ -6,6 +6,12 @@
  * weighted, so that the part of a gap beyond the cap can be taken back at the end. Anything
  * pushed out (or never let in) is summarised by `largestDroppedKey`: when that key is above
  * the cap, some gap could not be corrected and the caller says so.
+ *
+ * Layout: the keys live in an array of doubles (grown as entries come, so a short series
+ * holds a few numbers, not K) beside an array of the payloads, moved in step. An offer runs
+ * once per sample: sifting unboxed numbers allocates nothing, where a heap of {key, item}
+ * objects allocated one per entry let in. Callers that build a payload per
+ * offer ask `admits` first and build it only for keys that get in.
  */
 export interface KeyedEntry<T> {
   key: number;
@@ -13,7 +19,8 @@ export interface KeyedEntry<T> {
 }
 
 export class LargestK<T> {
-  private readonly heap: KeyedEntry<T>[] = [];
+  private readonly keys: number[] = [];
+  private readonly items: T[] = [];
   private droppedMax = -Infinity;
 
   constructor(readonly capacity: number) {
@@ -21,7 +28,7 @@ export class LargestK<T> {
   }
 
   get size(): number {
-    return this.heap.length;
+    return this.items.length;
   }
 
   /** The largest key that was offered but is not kept (-Infinity when nothing was dropped). */
@@ -29,49 +36,74 @@ export class LargestK<T> {
     return this.droppedMax;
   }
 
+  /**
+   * Whether an offer of `key` would be kept. When it would not, the key counts as offered and
+   * dropped (as `offer` would count it), so the caller may skip the offer and its payload.
+   */
+  admits(key: number): boolean {
+    if (this.items.length < this.capacity || !(key <= this.keys[0]!)) return true;
+    this.droppedMax = Math.max(this.droppedMax, key);
+    return false;
+  }
+
   offer(key: number, item: T): void {
-    if (this.heap.length < this.capacity) {
-      this.heap.push({ key, item });
-      this.siftUp(this.heap.length - 1);
+    const size = this.items.length;
+    if (size < this.capacity) {
+      this.keys.push(key);
+      this.items.push(item);
+      this.siftUp(size);
       return;
     }
-    const smallest = this.heap[0]!;
-    if (key <= smallest.key) {
+    const smallest = this.keys[0]!;
+    if (key <= smallest) {
       this.droppedMax = Math.max(this.droppedMax, key);
       return;
     }
-    this.droppedMax = Math.max(this.droppedMax, smallest.key);
-    this.heap[0] = { key, item };
+    this.droppedMax = Math.max(this.droppedMax, smallest);
+    this.keys[0] = key;
+    this.items[0] = item;
     this.siftDown(0);
   }
 
-  /** The kept entries, in no particular order. */
-  entries(): readonly KeyedEntry<T>[] {
-    return this.heap;
+  /** The kept entries, in no particular order (the heap's: the same for the same offers). */
+  entries(): KeyedEntry<T>[] {
+    return this.items.map((item, position) => ({ key: this.keys[position]!, item }));
+  }
+
+  private swap(a: number, b: number): void {
+    const keys = this.keys;
+    const items = this.items;
+    const key = keys[a]!;
+    keys[a] = keys[b]!;
+    keys[b] = key;
+    const item = items[a]!;
+    items[a] = items[b]!;
+    items[b] = item;
   }
 
   private siftUp(start: number): void {
-    const heap = this.heap;
+    const keys = this.keys;
     let child = start;
     while (child > 0) {
       const parent = (child - 1) >> 1;
-      if (heap[parent]!.key <= heap[child]!.key) return;
-      [heap[parent], heap[child]] = [heap[child]!, heap[parent]!];
+      if (keys[parent]! <= keys[child]!) return;
+      this.swap(parent, child);
       child = parent;
     }
   }
 
   private siftDown(start: number): void {
-    const heap = this.heap;
+    const keys = this.keys;
+    const size = this.items.length;
     let parent = start;
     for (;;) {
       const left = 2 * parent + 1;
       const right = left + 1;
       let smallest = parent;
-      if (left < heap.length && heap[left]!.key < heap[smallest]!.key) smallest = left;
-      if (right < heap.length && heap[right]!.key < heap[smallest]!.key) smallest = right;
+      if (left < size && keys[left]! < keys[smallest]!) smallest = left;
+      if (right < size && keys[right]! < keys[smallest]!) smallest = right;
       if (smallest === parent) return;
-      [heap[parent], heap[smallest]] = [heap[smallest]!, heap[parent]!];
+      this.swap(parent, smallest);
       parent = smallest;
     }
   }

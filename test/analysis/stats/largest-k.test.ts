@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LargestK } from '../../../src/analysis/stats/largest-k.js';
 
@@ -25,4 +26,67 @@ describe('LargestK', () => {
     expect(largest.size).toBe(16);
     expect(Math.min(...largest.entries().map((entry) => entry.key))).toBeGreaterThanOrEqual(largest.largestDroppedKey);
   });
+
+  it('admits exactly the keys an offer would keep, and counts the others as dropped', () => {
+    // capacity 2, holding 5 and 7: 5 is not admitted (ties stay out), 6 is; 4 counts as dropped.
+    const largest = new LargestK<string>(2);
+    largest.offer(5, 'a');
+    largest.offer(7, 'b');
+    expect(largest.admits(5)).toBe(false);
+    expect(largest.admits(4)).toBe(false);
+    expect(largest.largestDroppedKey).toBe(5);
+    expect(largest.admits(6)).toBe(true);
+    expect(largest.largestDroppedKey).toBe(5);
+  });
+
+  it('keeps the same entries in the same order as the heap of entry objects it replaced', () => {
+    // The order of entries() is the order in which series.ts takes weight back: float sums depend on it.
+    fc.assert(fc.property(fc.integer({ min: 1, max: 40 }), fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 300 }), (capacity, keys) => {
+      const largest = new LargestK<number>(capacity);
+      const reference = new ObjectHeap(capacity);
+      keys.forEach((key, item) => {
+        if (largest.admits(key)) largest.offer(key, item);
+        reference.offer(key, item);
+      });
+      expect(largest.entries()).toEqual(reference.heap);
+      expect(largest.largestDroppedKey).toBe(reference.droppedMax);
+    }));
+  });
 });
+
+/** The former implementation, kept as the definition of the heap order. */
+class ObjectHeap {
+  readonly heap: { key: number; item: number }[] = [];
+  droppedMax = -Infinity;
+
+  constructor(private readonly capacity: number) {}
+
+  offer(key: number, item: number): void {
+    const heap = this.heap;
+    if (heap.length < this.capacity) {
+      heap.push({ key, item });
+      for (let child = heap.length - 1; child > 0;) {
+        const parent = (child - 1) >> 1;
+        if (heap[parent]!.key <= heap[child]!.key) break;
+        [heap[parent], heap[child]] = [heap[child]!, heap[parent]!];
+        child = parent;
+      }
+      return;
+    }
+    if (key <= heap[0]!.key) {
+      this.droppedMax = Math.max(this.droppedMax, key);
+      return;
+    }
+    this.droppedMax = Math.max(this.droppedMax, heap[0]!.key);
+    heap[0] = { key, item };
+    for (let parent = 0; ;) {
+      const left = 2 * parent + 1;
+      let smallest = parent;
+      if (left < heap.length && heap[left]!.key < heap[smallest]!.key) smallest = left;
+      if (left + 1 < heap.length && heap[left + 1]!.key < heap[smallest]!.key) smallest = left + 1;
+      if (smallest === parent) return;
+      [heap[parent], heap[smallest]] = [heap[smallest]!, heap[parent]!];
+      parent = smallest;
+    }
+  }
+}
