@@ -2,10 +2,15 @@ import { rmSync } from 'node:fs';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import type { CliIo } from './io.js';
 
-/** Writes a rendered output to stdout, or atomically to a file (never half-written). */
-export async function emitOutput(io: CliIo, text: string, outputFile: string | undefined): Promise<void> {
+/**
+ * Writes a rendered output to stdout, or atomically to a file (never half-written). A large
+ * output may come in pieces (src/report/json.ts renderJsonPieces): each goes out as it is
+ * made, so the whole text is never held as one string, nor copied into one Buffer.
+ */
+export async function emitOutput(io: CliIo, text: string | Iterable<string>, outputFile: string | undefined): Promise<void> {
   if (outputFile === undefined || outputFile === '-') {
-    io.stdout(text);
+    if (typeof text === 'string') io.stdout(text);
+    else for (const piece of text) io.stdout(piece);
     return;
   }
   await writeWithSignalCleanup(outputFile, text);
@@ -19,7 +24,7 @@ const SIGNAL_NUMBERS: Readonly<Record<(typeof STOP_SIGNALS)[number], number>> = 
  * rename has not happened), but the temporary file beside it would stay. For the moment of
  * the write, a stop signal removes it and ends the process as the signal would (128 + n).
  */
-async function writeWithSignalCleanup(outputFile: string, text: string): Promise<void> {
+async function writeWithSignalCleanup(outputFile: string, text: string | Iterable<string>): Promise<void> {
   let temporary: string | undefined;
   const stop = (signal: (typeof STOP_SIGNALS)[number]): void => {
     if (temporary !== undefined) rmSync(temporary, { force: true });

@@ -65,8 +65,12 @@ export interface AtomicWriteHooks {
 /**
  * Writes `data` (UTF-8) to `target` atomically. On any failure the temporary file is
  * removed, the target is left as it was, and an InputError names the path and the reason.
+ * `data` may be pieces (a generator of a large report's text): each is encoded and written
+ * as it comes, so the whole text is never copied into one Buffer. When making the pieces
+ * fails, the temporary file goes as well and that error is thrown as it is: a bug is not a
+ * path the user typed wrong.
  */
-export async function writeFileAtomic(target: string, data: string, hooks: AtomicWriteHooks = {}): Promise<void> {
+export async function writeFileAtomic(target: string, data: string | Iterable<string>, hooks: AtomicWriteHooks = {}): Promise<void> {
   const destination = await resolveTarget(target);
   const temporary = path.join(path.dirname(destination), `${temporaryPrefix(destination)}${randomBytes(6).toString('hex')}${TEMPORARY_SUFFIX}`);
   let handle: FileHandle | undefined;
@@ -76,7 +80,9 @@ export async function writeFileAtomic(target: string, data: string, hooks: Atomi
     // `wx`: never follow or reuse something already at the temporary name.
     handle = await open(temporary, 'wx', mode ?? 0o666);
     if (mode !== undefined) await handle.chmod(mode); // the umask applied to `open` must not narrow a mode we keep
-    await handle.writeFile(data, 'utf8');
+    if (typeof data === 'string') await handle.writeFile(data, 'utf8');
+    // writeFile on a handle writes from its current position, to the end of the piece (a short write is retried).
+    else for (const piece of piecesOf(data)) await handle.writeFile(piece, 'utf8');
     await handle.sync();
     await handle.close();
     handle = undefined;
@@ -84,9 +90,27 @@ export async function writeFileAtomic(target: string, data: string, hooks: Atomi
   } catch (error) {
     await handle?.close().catch(() => undefined);
     await rm(temporary, { force: true }).catch(() => undefined);
+    if (error instanceof PiecesFailed) throw error.cause;
     throw new InputError(`cannot write this file: ${describeFailure(error)}`, { file: target, cause: error });
   }
   await syncDirectory(path.dirname(destination));
+}
+
+/** An error of the code making the pieces, told apart from the file system's. */
+class PiecesFailed extends Error {}
+
+function* piecesOf(data: Iterable<string>): Generator<string, void, undefined> {
+  const iterator = data[Symbol.iterator]();
+  for (;;) {
+    let next: IteratorResult<string>;
+    try {
+      next = iterator.next();
+    } catch (error) {
+      throw new PiecesFailed('making the data failed', { cause: error });
+    }
+    if (next.done === true) return;
+    yield next.value;
+  }
 }
 
 /**

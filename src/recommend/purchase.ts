@@ -39,6 +39,35 @@ export function shareAtLeast(curve: DemandCurve, k: number): number {
   return curve.filter((point) => point.gpus >= k).reduce((sum, point) => sum + point.weight, 0);
 }
 
+/**
+ * shareAtLeast for many k of one curve: a pool of n GPUs asks it for every k up to n, and a
+ * curve of busy fractions has up to n + 1 points, which made n filtered copies of the curve.
+ * On a curve in ascending order of GPUs (as both curve builders make it) the points with
+ * at least k GPUs are a tail of it: each tail is summed once, in the same order and from the
+ * same 0 as shareAtLeast, so every share is the same number to the last bit.
+ */
+export function shareAtLeastOf(curve: DemandCurve): (k: number) => number {
+  const ascending = curve.every((point, index) => index === 0 || point.gpus > curve[index - 1]!.gpus);
+  if (!ascending) return (k) => shareAtLeast(curve, k);
+  const tailSums = new Map<number, number>();
+  return (k) => {
+    let low = 0;
+    let high = curve.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (curve[middle]!.gpus >= k) high = middle;
+      else low = middle + 1;
+    }
+    let sum = tailSums.get(low);
+    if (sum === undefined) {
+      sum = 0;
+      for (let index = low; index < curve.length; index += 1) sum += curve[index]!.weight;
+      tailSums.set(low, sum);
+    }
+    return sum;
+  };
+}
+
 export function meanDemand(curve: DemandCurve): number {
   return curve.reduce((sum, point) => sum + point.gpus * point.weight, 0);
 }
@@ -51,7 +80,8 @@ export function meanAbove(curve: DemandCurve, k: number): number {
 /** DESIGN.md rule: the largest k with share(d >= k) >= R/O (1e-9 absorbs float noise in shares). */
 export function reservedCount(curve: DemandCurve, priceRatio: number): number {
   const peak = Math.max(0, ...curve.map((point) => point.gpus));
-  for (let k = peak; k >= 1; k -= 1) if (shareAtLeast(curve, k) >= priceRatio - 1e-9) return k;
+  const share = shareAtLeastOf(curve);
+  for (let k = peak; k >= 1; k -= 1) if (share(k) >= priceRatio - 1e-9) return k;
   return 0;
 }
 
@@ -133,9 +163,11 @@ export function planPurchase(input: PlanInput): PurchasePlan {
   const onDemandMonthlyUsd = flexiblePrice === null ? aboveGpuHours * input.onDemandUsdPerGpuHour : 0;
   const spotMonthlyUsd = flexiblePrice === null ? 0 : aboveGpuHours * flexiblePrice;
   const peak = Math.max(0, ...curve.map((point) => point.gpus));
+  const share = shareAtLeastOf(curve);
+  // breakEvenDiscount(curve, k) for every k, from the shares of one table.
   const breakEven =
     input.reservedUsdPerGpuHour === null
-      ? Array.from({ length: peak }, (_, index) => ({ gpus: index + 1, discount: breakEvenDiscount(curve, index + 1) }))
+      ? Array.from({ length: peak }, (_, index) => ({ gpus: index + 1, discount: 1 - share(index + 1) }))
       : [];
   return {
     reserved,
@@ -285,6 +317,7 @@ function recommendationFor(pool: Pool, plan: PurchasePlan, facts: PlanFacts, opt
   ];
   const breakEvenText = breakEvenSentences(plan.breakEven);
   const training = pool.units.some((unit) => unit.kind === 'training');
+  const share = shareAtLeastOf(facts.curve);
   return {
     id: `purchase:${pool.key}`,
     kind: 'purchase',
@@ -301,7 +334,7 @@ function recommendationFor(pool: Pool, plan: PurchasePlan, facts: PlanFacts, opt
       ...(facts.reservedPrice === null ? breakEvenText.slice(0, 4) : []),
       ...(training && facts.spot === null ? ['training could run on spot once it checkpoints (the field reports 60-80% savings)'] : []),
     ],
-    rationale: `Busy GPUs per hour average ${round2(mean)} of ${poolGpus(pool)}; share of hours with demand >= k: ${Array.from({ length: poolGpus(pool) }, (_, index) => `${index + 1}: ${percent(shareAtLeast(facts.curve, index + 1))}`).join(', ')}. ${facts.reservedPrice === null ? 'No commitment price in the catalog and no discount configured: none is assumed.' : `DESIGN.md rule: reserve the largest k whose share is at least R/O = ${round2(facts.reservedPrice / facts.onDemand)}.`}`,
+    rationale: `Busy GPUs per hour average ${round2(mean)} of ${poolGpus(pool)}; share of hours with demand >= k: ${Array.from({ length: poolGpus(pool) }, (_, index) => `${index + 1}: ${percent(share(index + 1))}`).join(', ')}. ${facts.reservedPrice === null ? 'No commitment price in the catalog and no discount configured: none is assumed.' : `DESIGN.md rule: reserve the largest k whose share is at least R/O = ${round2(facts.reservedPrice / facts.onDemand)}.`}`,
     evidence: {
       poolGpus: poolGpus(pool),
       instanceType: pool.instanceType,

@@ -114,6 +114,17 @@ export function rightsize(units: readonly DemandUnit[], options: RecommendOption
   const skip = (unit: DemandUnit, reason: string): void => {
     result.notEnoughData.push({ strategy: 'rightsize', targets: [unit.id], reason });
   };
+  // The candidates depend on the unit only through its instance type (its provider and region):
+  // searched once per instance type, not once per GPU of a fleet.
+  const candidatesByInstanceType = new Map<string | null, GpuOption[]>();
+  const candidatesFor = (instanceType: string | null): GpuOption[] => {
+    let candidates = candidatesByInstanceType.get(instanceType);
+    if (candidates === undefined) {
+      candidates = gpuOptions(options.catalog, scopeFor(options.catalog, instanceType, { providers: options.providers, region: options.region, pricing: options.pricing }));
+      candidatesByInstanceType.set(instanceType, candidates);
+    }
+    return candidates;
+  };
   for (const unit of units) {
     if (unit.migProfile !== null) continue; // MIG devices are repacked by ./sharing/mig.ts
     if (unit.hourlyUsdPerGpu === null) {
@@ -133,10 +144,9 @@ export function rightsize(units: readonly DemandUnit[], options: RecommendOption
       skip(unit, unit.compute.p95Pct === null ? `no compute figure (basis ${unit.compute.basis})` : `the GPU table has no throughput figures for ${unit.modelKey}`);
       continue;
     }
-    const scope = scopeFor(options.catalog, unit.instanceType, { providers: options.providers, region: options.region, pricing: options.pricing });
     // requiredMiB is per GPU held: the unit needs it on each of them.
     const requiredTotalMiB = unit.vram.requiredMiB * unit.gpuCount;
-    const sized = cheapestFit(gpuOptions(options.catalog, scope), requiredTotalMiB, need);
+    const sized = cheapestFit(candidatesFor(unit.instanceType), requiredTotalMiB, need);
     const currentHourly = unit.hourlyUsdPerGpu * unit.gpuCount;
     if (sized === undefined || sized.usdPerHour >= currentHourly - 1e-9) continue; // already the cheapest fit
     const reasons = weaknessesOf([unit], options, { vram: true, compute: true });

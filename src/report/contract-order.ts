@@ -263,10 +263,28 @@ export function inContractOrder(value: unknown, order: ContractNode): unknown {
   if (value === null || typeof value !== 'object') return value;
   const source = value as Record<string, unknown>;
   const ordered: Record<string, unknown> = {};
-  for (const key of [...order.keys, ...Object.keys(source)]) {
-    if (!Object.hasOwn(source, key) || Object.hasOwn(ordered, key)) continue;
+  for (const key of order.keys) {
+    if (!Object.hasOwn(source, key)) continue;
     const child = order.nested[key];
     ordered[key] = child === undefined ? source[key] : inContractOrder(source[key], child);
   }
+  // Unknown keys after the known ones. A contract object of a report has none, so the usual
+  // case is one count; a report holds hundreds of thousands of these objects.
+  const sourceKeys = Object.keys(source);
+  if (sourceKeys.length !== Object.keys(ordered).length) {
+    const known = knownKeys(order);
+    for (const key of sourceKeys) if (!known.has(key)) ordered[key] = source[key];
+  }
   return ordered;
+}
+
+const KNOWN_KEYS = new WeakMap<ContractNode, ReadonlySet<string>>();
+
+function knownKeys(order: ContractNode): ReadonlySet<string> {
+  let known = KNOWN_KEYS.get(order);
+  if (known === undefined) {
+    known = new Set(order.keys);
+    KNOWN_KEYS.set(order, known);
+  }
+  return known;
 }

@@ -124,6 +124,34 @@ describe('writeFileAtomic', () => {
   });
 });
 
+describe('writeFileAtomic with the data in pieces', () => {
+  it('writes the pieces in order as one file (UTF-8, multi-byte characters included)', async () => {
+    const target = path.join(directory, 'report.json');
+    await writeFile(target, 'previous');
+    function* pieces(): Generator<string> {
+      yield '{"host": "nœud-';
+      yield 'é'.repeat(100_000);
+      yield '"}\n';
+    }
+    await writeFileAtomic(target, pieces());
+    expect(await readFile(target, 'utf8')).toBe(`{"host": "nœud-${'é'.repeat(100_000)}"}\n`);
+    expect(await readdir(directory)).toEqual(['report.json']);
+  });
+
+  it('keeps the old file, removes the temporary one and throws the error as it is when making a piece fails', async () => {
+    const target = path.join(directory, 'report.json');
+    await writeFile(target, 'previous');
+    const bug = new TypeError('renderer bug');
+    function* pieces(): Generator<string> {
+      yield 'half of a report';
+      throw bug;
+    }
+    await expect(writeFileAtomic(target, pieces())).rejects.toBe(bug);
+    expect(await readFile(target, 'utf8')).toBe('previous');
+    expect(await readdir(directory)).toEqual(['report.json']);
+  });
+});
+
 describe('removeLeftoverTempFiles', () => {
   it("removes only the target's own leftovers, never the target or its neighbours", async () => {
     const target = path.join(directory, 'catalog-aws.json');

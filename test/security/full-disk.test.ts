@@ -49,6 +49,18 @@ describe('-o FILE on a full disk', () => {
     expect(readdirSync(dir)).toEqual(['report.json']);
   });
 
+  it('fails the same way when the data comes in pieces (a streamed JSON report)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-full-disk-'));
+    const file = path.join(dir, 'report.json');
+    writeFileSync(file, '{"previous": true}\n');
+    const pieces = ['{"big": "', 'x'.repeat(100_000), '"}\n'];
+    const failure = await writeFileAtomic(file, pieces.values()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InputError);
+    expect((failure as InstanceType<typeof InputError>).describe()).toBe(`${file}: cannot write this file: no space left on the device (ENOSPC)`);
+    expect(readFileSync(file, 'utf8')).toBe('{"previous": true}\n');
+    expect(readdirSync(dir)).toEqual(['report.json']);
+  });
+
   it('leaves nothing at all when there was no previous file', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-full-disk-'));
     await expect(writeFileAtomic(path.join(dir, 'new.json'), '{}')).rejects.toThrow(/no space left on the device/);

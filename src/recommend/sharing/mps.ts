@@ -19,13 +19,19 @@ import { money, round2 } from '../units.js';
 import { groupUnits, hostsRisk, ISOLATION_RISK, preallocationRisk, shareable, tenantBlockedPairs, tenantsOf, UNKNOWN_TENANT_RISK, type Admission, type Closed } from './grouping.js';
 
 function admission(limitPct: number): Admission {
+  // Loops rather than a joined array: first-fit asks this of every open group for every unit.
   return (members, candidate) => {
-    const all = [...members, candidate];
     const total = candidate.memoryTotalMiB;
     if (total === null) return false;
-    const perReplica = Math.floor(total / all.length);
-    if (all.some((unit) => (unit.vram.requiredMiB ?? Infinity) > perReplica)) return false;
-    const compute = all.reduce((sum, unit) => sum + (unit.compute.p95Pct ?? Infinity), 0);
+    const perReplica = Math.floor(total / (members.length + 1));
+    if ((candidate.vram.requiredMiB ?? Infinity) > perReplica) return false;
+    // Summed in the order of the members, then the candidate: the same float whatever the check order.
+    let compute = 0;
+    for (const member of members) {
+      if ((member.vram.requiredMiB ?? Infinity) > perReplica) return false;
+      compute += member.compute.p95Pct ?? Infinity;
+    }
+    compute += candidate.compute.p95Pct ?? Infinity;
     return compute <= limitPct;
   };
 }

@@ -34,13 +34,107 @@ export function overlapOf(members: readonly DemandUnit[], idleThresholdPct: numb
   return { observedHours, overlapHours };
 }
 
+/** An hour of a unit's week: busy (1) counts towards an overlap, idle (0) does not, unobserved (2) drops the hour. */
+const IDLE = 0;
+const UNOBSERVED = 2;
+
+/** The unit's 168 hours as IDLE, busy (1) or UNOBSERVED, read as overlapOf reads them. */
+function hourStatesOf(unit: DemandUnit, idleThresholdPct: number): Uint8Array {
+  const states = new Uint8Array(168);
+  for (let hour = 0; hour < 168; hour += 1) {
+    const value = unit.hourOfWeekPct?.[hour] ?? null;
+    states[hour] = value === null ? UNOBSERVED : value >= idleThresholdPct ? 1 : IDLE;
+  }
+  return states;
+}
+
+/** 168 hours as bits, in six 32-bit words. */
+const WEEK_WORDS = 6;
+
+/** A unit's hours for the admission test: states, and where every hour was observed, its busy hours as bits. */
+interface Week {
+  states: Uint8Array;
+  busyBits: Uint32Array | null;
+}
+
+function weekOf(unit: DemandUnit, idleThresholdPct: number): Week {
+  const states = hourStatesOf(unit, idleThresholdPct);
+  if (states.includes(UNOBSERVED)) return { states, busyBits: null };
+  const busyBits = new Uint32Array(WEEK_WORDS);
+  for (let hour = 0; hour < 168; hour += 1) if (states[hour] !== IDLE) busyBits[hour >>> 5]! |= 1 << (hour & 31);
+  return { states, busyBits };
+}
+
+function bitCount(word: number): number {
+  let value = word - ((word >>> 1) & 0x55555555);
+  value = (value & 0x33333333) + ((value >>> 2) & 0x33333333);
+  return (((value + (value >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+/**
+ * Hours in which two or more of the weeks are busy, when every one was observed in every hour
+ * (then all 168 hours count as observed): per word, the bits busy in at least one week so far
+ * and those busy in at least two.
+ */
+function overlapHoursOfFullWeeks(weeks: readonly Week[]): number {
+  let hours = 0;
+  for (let word = 0; word < WEEK_WORDS; word += 1) {
+    let once = 0;
+    let twice = 0;
+    for (const week of weeks) {
+      const busy = week.busyBits![word]!;
+      twice |= once & busy;
+      once |= busy;
+    }
+    hours += bitCount(twice);
+  }
+  return hours;
+}
+
+/**
+ * overlapOf's rule, asked of every open group for every unit of a pool (first-fit): each
+ * unit's hours are read once, and a test counts bits (every hour observed, the usual case)
+ * or adds up small integers, instead of building arrays for each of the 168 hours. The
+ * counts, and so the answer, are overlapOf's.
+ */
 function admission(options: RecommendOptions): Admission {
+  const weeksByUnit = new WeakMap<DemandUnit, Week>();
+  const weekOfUnit = (unit: DemandUnit): Week => {
+    let week = weeksByUnit.get(unit);
+    if (week === undefined) {
+      week = weekOf(unit, options.idleThresholdPct);
+      weeksByUnit.set(unit, week);
+    }
+    return week;
+  };
   return (members, candidate) => {
-    const all = [...members, candidate];
     const total = candidate.memoryTotalMiB;
-    if (total === null || all.reduce((sum, unit) => sum + unit.vram.requiredMiB!, 0) > total) return false;
-    const overlap = overlapOf(all, options.idleThresholdPct);
-    return overlap.observedHours > 0 && overlap.overlapHours / overlap.observedHours <= options.timeSliceMaxOverlapShare;
+    if (total === null) return false;
+    let requiredMiB = 0;
+    for (const member of members) requiredMiB += member.vram.requiredMiB!;
+    requiredMiB += candidate.vram.requiredMiB!;
+    if (requiredMiB > total) return false;
+    const weeks = [...members.map(weekOfUnit), weekOfUnit(candidate)];
+    if (weeks.every((week) => week.busyBits !== null)) return overlapHoursOfFullWeeks(weeks) / 168 <= options.timeSliceMaxOverlapShare;
+    const all = weeks.map((week) => week.states);
+    let observedHours = 0;
+    let overlapHours = 0;
+    for (let hour = 0; hour < 168; hour += 1) {
+      let busy = 0;
+      let observed = true;
+      for (const states of all) {
+        const state = states[hour]!;
+        if (state === UNOBSERVED) {
+          observed = false;
+          break;
+        }
+        busy += state;
+      }
+      if (!observed) continue;
+      observedHours += 1;
+      if (busy >= 2) overlapHours += 1;
+    }
+    return observedHours > 0 && overlapHours / observedHours <= options.timeSliceMaxOverlapShare;
   };
 }
 
