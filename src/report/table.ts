@@ -38,6 +38,11 @@ const TOP_PROCESSES_PER_GPU = 3;
 const LABEL_WIDTH = 9;
 /** Finding and recommendation targets: room for `host #0 8f3c2a1b GI 1` with a short host. */
 const TARGET_WIDTH = 28;
+/**
+ * A recommendation can name a whole pool (a purchase plan over 72 GPUs): the terminal lists
+ * the first few, one per line, and counts the rest; every format but the table names them all.
+ */
+const TARGETS_SHOWN = 4;
 const FLEET_LABEL_WIDTH = 13;
 const INDENT = ' '.repeat(LABEL_WIDTH);
 
@@ -281,6 +286,13 @@ function bySavings(left: Recommendation, right: Recommendation): number {
   return Number(left.counted === false) - Number(right.counted === false) || right.monthlySavingsUsd - left.monthlySavingsUsd;
 }
 
+function targetLines(targets: readonly string[], names: Context['names']): string {
+  const shown = targets.length > TARGETS_SHOWN ? targets.slice(0, TARGETS_SHOWN - 1) : targets;
+  const lines = shown.map((target) => truncateMiddle(names.target(target), TARGET_WIDTH));
+  if (shown.length < targets.length) lines.push(`+${formatCount(targets.length - shown.length)} more`);
+  return lines.join('\n');
+}
+
 function recommendationsSection({ report, style, width, names }: Context): string {
   if (report.recommendations.length === 0) return '';
   const sorted = [...report.recommendations].sort(bySavings);
@@ -288,7 +300,7 @@ function recommendationsSection({ report, style, width, names }: Context): strin
   const rows = top.map((recommendation, index) => [
     String(index + 1),
     recommendation.alternativeTo === undefined ? toDisplayText(recommendation.kind) : `${toDisplayText(recommendation.kind)}\n(alt.)`,
-    recommendation.targets.map((target) => truncateMiddle(names.target(target), TARGET_WIDTH)).join('\n'),
+    targetLines(recommendation.targets, names),
     formatUsd(recommendation.monthlySavingsUsd, 0),
     toDisplayText(recommendation.confidence),
     `${toDisplayText(recommendation.current)} → ${toDisplayText(recommendation.proposed)}`,

@@ -26,6 +26,27 @@ export function tableWidth(widths: readonly number[]): number {
  * cells wrap inside their column; without it cli-table3 truncates them with `…`.
  */
 export function renderTerminalTable(columns: readonly TerminalColumn[], rows: readonly string[][], wrap = false): string {
+  if (rows.length <= ROWS_PER_BLOCK) return renderBlock(columns, rows, wrap);
+  // cli-table3 lays a table out in time quadratic in its rows (a 1,000-GPU table took seconds,
+  // 10,000 would take hours). The widths are fixed, so blocks of rows line up: each block is
+  // its own table, and all but the first lose their header and its rule.
+  const blocks: string[] = [];
+  for (let start = 0; start < rows.length; start += ROWS_PER_BLOCK) {
+    const block = renderBlock(columns, rows.slice(start, start + ROWS_PER_BLOCK), wrap);
+    blocks.push(start === 0 ? block : withoutHeader(block));
+  }
+  return blocks.join('\n');
+}
+
+const ROWS_PER_BLOCK = 50;
+const HEADER_RULE = /^[─ ]+$/u;
+
+function withoutHeader(block: string): string {
+  const lines = block.split('\n');
+  return lines.slice(lines.findIndex((line) => HEADER_RULE.test(line)) + 1).join('\n');
+}
+
+function renderBlock(columns: readonly TerminalColumn[], rows: readonly string[][], wrap: boolean): string {
   const table = new Table({
     head: columns.map((column) => column.header),
     colWidths: columns.map((column) => column.width),

@@ -197,6 +197,20 @@ describe('renderTable: findings and recommendations', () => {
     expect(lineWith(text, 'potential savings')).toBe('potential savings $1,020/month (fleet summary); 1 more in --format markdown');
   });
 
+  it('lists at most four targets of a recommendation and counts the rest', () => {
+    // A purchase plan over a pool of 72 GPUs: 3 named, then "+69 more" (72 - 3).
+    const pool = copyOf(FINDINGS_AND_RECOMMENDATIONS);
+    const purchase = pool.recommendations.find((recommendation) => recommendation.kind === 'purchase')!;
+    purchase.targets = Array.from({ length: 72 }, (_, index) => `pool-gpu-${String(index).padStart(2, '0')}`);
+    const lines = linesOf(renderTable(pool, PLAIN));
+    const first = lines.findIndex((line) => line.includes('pool-gpu-00'));
+    expect(lines.slice(first, first + 4).map((line) => tokens(line).find((token) => token.startsWith('pool-gpu-') || token === '+69'))).toEqual([
+      'pool-gpu-00', 'pool-gpu-01', 'pool-gpu-02', '+69',
+    ]);
+    expect(lines[first + 3]).toContain('+69 more');
+    expect(lines.some((line) => line.includes('pool-gpu-03'))).toBe(false);
+  });
+
   it('colours severities only when asked', () => {
     const coloured = renderTable(FINDINGS_AND_RECOMMENDATIONS, { color: true, width: 100 });
     expect(coloured).toContain('\u001b[31m\u001b[1merror');
