@@ -98,10 +98,10 @@ const result = await build({
   define: { 'import.meta.url': MODULE_URL },
   banner: { js: BANNER },
   plugins: [onDemandImports],
-  // Less text to parse at every start; names are kept for --debug stack traces and error.name.
+  // Less text to parse at every start. Identifiers are not minified, so names stay readable; no
+  // keepNames: its __name() wrapper runs at every closure creation, measurable on hot paths.
   minifyWhitespace: true,
   minifySyntax: true,
-  keepNames: true,
   sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',
