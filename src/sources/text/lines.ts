@@ -20,70 +20,29 @@ const CARRIAGE_RETURN = 0x0d;
 /**
  * Push chunks in, get whole lines out through a callback (a callback, not an async
  * iterator, because a 1 GB log has tens of millions of lines and a promise per line
- * costs more than the parsing). Pieces of an unfinished line are kept in a list and
- * joined once, so a long line split over many chunks costs linear time.
+ * costs more than the parsing). A string per line: LineSpanSplitter below, with each span
+ * cut out of its chunk.
  */
 export class LineSplitter {
-  private readonly pieces: string[] = [];
-  private pendingChars = 0;
-  private lineNumber = 0;
-  private started = false;
+  private readonly spans: LineSpanSplitter;
 
-  constructor(
-    private readonly file: string,
-    private readonly onLine: LineHandler,
-  ) {}
+  constructor(file: string, onLine: LineHandler) {
+    this.spans = new LineSpanSplitter(file, (text, start, end, lineNumber) =>
+      onLine(start === 0 && end === text.length ? text : text.slice(start, end), lineNumber));
+  }
 
   push(chunk: string): void {
-    if (chunk.length === 0) return;
-    if (!this.started) {
-      this.started = true;
-      if (chunk.charCodeAt(0) === BYTE_ORDER_MARK) chunk = chunk.slice(1);
-    }
-    let start = 0;
-    let newline = chunk.indexOf('\n');
-    while (newline !== -1) {
-      let line = chunk.slice(start, newline);
-      if (this.pieces.length > 0) {
-        this.pieces.push(line);
-        line = this.pieces.join('');
-        this.pieces.length = 0;
-        this.pendingChars = 0;
-      }
-      this.emit(line);
-      start = newline + 1;
-      newline = chunk.indexOf('\n', start);
-    }
-    if (start < chunk.length) {
-      this.pieces.push(start === 0 ? chunk : chunk.slice(start));
-      this.pendingChars += chunk.length - start;
-      if (this.pendingChars > MAX_LINE_CHARS) {
-        throw new InputError(`line longer than ${MAX_LINE_CHARS} characters: not line-oriented telemetry text`, {
-          file: this.file,
-          location: `line ${this.lineNumber + 1}`,
-        });
-      }
-    }
+    this.spans.push(chunk);
   }
 
   /** Emits the last line when the input does not end with a newline. */
   finish(): void {
-    if (this.pieces.length === 0) return;
-    const line = this.pieces.join('');
-    this.pieces.length = 0;
-    this.pendingChars = 0;
-    this.emit(line);
+    this.spans.finish();
   }
 
   /** Lines emitted so far (the number of the last one). */
   get linesRead(): number {
-    return this.lineNumber;
-  }
-
-  private emit(line: string): void {
-    this.lineNumber += 1;
-    const end = line.length - 1;
-    this.onLine(end >= 0 && line.charCodeAt(end) === CARRIAGE_RETURN ? line.slice(0, end) : line, this.lineNumber);
+    return this.spans.linesRead;
   }
 }
 
@@ -116,9 +75,10 @@ export function leadingLines(head: string, count: number): string[] {
 export type LineSpanHandler = (text: string, start: number, end: number, lineNumber: number) => void;
 
 /**
- * LineSplitter for parsers that read lines in place: a line inside one chunk is passed as a
- * span of the chunk (no string per line); only a line cut by a chunk boundary is joined into
- * a string of its own. Same lines, numbers, BOM and `\r` handling as LineSplitter.
+ * Lines read in place: a line inside one chunk is passed as a span of the chunk (no string
+ * per line); only a line cut by a chunk boundary is joined into a string of its own. Pieces
+ * of an unfinished line are kept in a list and joined once, so a long line split over many
+ * chunks costs linear time.
  */
 export class LineSpanSplitter {
   private readonly pieces: string[] = [];
