@@ -4,12 +4,11 @@
  */
 import type { Readable } from 'node:stream';
 import { createFleetAnalyzer, gpuFindings, summarizeFleet, applyGpuCosts, applyModelKeys } from './analysis/index.js';
-import { gpuEntriesFromAggregates, type DeviceAggregates } from './analysis/aggregates.js';
+import { gpuEntriesFromAggregates, podAssignmentsFromAggregates, type DeviceAggregates } from './analysis/aggregates.js';
 import type { FleetProfile } from './analysis/index.js';
 import { attributeKubernetes, nodesByHost } from './analysis/kubernetes.js';
-import { pipelineInputs } from './analysis/pipeline/index.js';
-import { NOT_BUSY_MODES, type ContainerCpuFigures, type HostCpuFigures } from './analysis/pipeline/cpu-usage.js';
-import { MAX_CONTAINERS_PER_DEVICE, type PodAssignmentRecord } from './analysis/pod-assignments.js';
+import { containerCpuFromTotals, hostCpuFromTotals, pipelineInputs } from './analysis/pipeline/index.js';
+import type { PodAssignmentRecord } from './analysis/pod-assignments.js';
 import { matchesGlob, profileWorkloads, type PodOnDevice, type WorkloadDefinition } from './analysis/workloads/index.js';
 import { UNKNOWN_GPU_KEY, inferMigProfile, loadCatalog, modelKeyOf, pricePerDeviceHour, resolveInstanceType } from './catalog/index.js';
 import type { InstanceCatalog, InstanceType, PricingModel } from './model/catalog.js';
@@ -19,9 +18,7 @@ import type { GpuEntry, InstanceTypeBasis, Report, SourceSummary } from './model
 import { REPORT_SCHEMA_VERSION } from './model/report.js';
 import { DEFAULT_RECOMMEND_SETTINGS, recommendForFleet } from './recommend/index.js';
 import { hostForInput, openInput, requireParser, resolveInputs, type InputRef } from './sources/index.js';
-import {
-  readPrometheus, type CollectedDevice, type PrometheusContainerCpu, type PrometheusHostCpu, type PrometheusSourceOptions, type TransferStats,
-} from './sources/prometheus/index.js';
+import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
 import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
 
@@ -124,52 +121,12 @@ async function readPrometheusProfile(options: AuditOptions, prometheus: NonNulla
   const devices: readonly DeviceAggregates[] = read.devices;
   if (devices.length === 0) throw new InputError('no GPU data found in the window', { file: read.summary.ref });
   const profile = gpuEntriesFromAggregates(devices, { timeZone: options.timeZone, window: read.window });
-  const cpu = { hosts: read.cpu.hosts.flatMap(hostCpuFigures), containers: read.cpu.containers.map(containerCpuFigures) };
+  const cpu = { hosts: read.cpu.hosts.flatMap(hostCpuFromTotals), containers: read.cpu.containers.map(containerCpuFromTotals) };
   return {
-    profile: { ...profile, deviceFacts: new Map(), podAssignments: prometheusPodAssignments(read.devices, profile.gpus), ...(cpu.hosts.length + cpu.containers.length === 0 ? {} : { cpu }) },
+    profile: { ...profile, deviceFacts: new Map(), podAssignments: podAssignmentsFromAggregates(devices, profile.gpus), ...(cpu.hosts.length + cpu.containers.length === 0 ? {} : { cpu }) },
     sources: [read.summary],
     transfer: read.stats,
   };
-}
-
-/**
- * The pods seen on each device (dcgm-exporter's pod mapping, one sighting per --step), by report
- * id; as in the file audit, at most MAX_CONTAINERS_PER_DEVICE per device (here those seen longest).
- */
-function prometheusPodAssignments(devices: readonly CollectedDevice[], gpus: readonly GpuEntry[]): Map<string, PodAssignmentRecord[]> {
-  const boardKey = (ref: { host: string; uuid?: string | null; pciBusId?: string | null; index?: number | null }): string =>
-    [ref.host, ref.uuid ?? '', ref.pciBusId ?? '', ref.index ?? ''].join('\u0000');
-  const idOfBoard = new Map(gpus.filter((gpu) => gpu.parentId === null).map((gpu) => [boardKey(gpu), gpu.id]));
-  const result = new Map<string, PodAssignmentRecord[]>();
-  for (const device of devices) {
-    const boardId = idOfBoard.get(boardKey(device.ref));
-    if (device.pods === undefined || boardId === undefined) continue;
-    const id = device.ref.gpuInstanceId === undefined ? boardId : `${boardId}/${device.ref.gpuInstanceId}`;
-    const kept = device.pods.length <= MAX_CONTAINERS_PER_DEVICE
-      ? device.pods
-      : [...device.pods].sort((a, b) => b.steps - a.steps).slice(0, MAX_CONTAINERS_PER_DEVICE).sort((a, b) => device.pods!.indexOf(a) - device.pods!.indexOf(b));
-    result.set(id, kept.map((pod) => ({
-      namespace: pod.namespace, pod: pod.pod, container: pod.container ?? null, firstSeenMs: pod.firstSeenMs, lastSeenMs: pod.lastSeenMs, samples: pod.steps,
-    })));
-  }
-  return result;
-}
-
-/** A host's busy share as the file source's counters give it (analysis/pipeline/cpu-usage.ts); none when its counters never advanced. */
-function hostCpuFigures(host: PrometheusHostCpu): HostCpuFigures[] {
-  const modes = Object.entries(host.secondsByMode);
-  const total = modes.reduce((sum, [, seconds]) => sum + seconds, 0);
-  const notBusy = modes.filter(([mode]) => NOT_BUSY_MODES.includes(mode)).reduce((sum, [, seconds]) => sum + seconds, 0);
-  if (!(total > 0)) return [];
-  return [{ host: host.host, cores: host.cores, busyFraction: 1 - notBusy / total, windowSeconds: host.windowSeconds, counterResets: host.counterResets }];
-}
-
-function containerCpuFigures(container: PrometheusContainerCpu): ContainerCpuFigures {
-  const { host, namespace, pod } = container;
-  const figures: ContainerCpuFigures = { host, namespace, pod, container: container.container };
-  if (container.usageSeconds !== undefined && (container.presentSeconds ?? 0) > 0) figures.coresUsed = container.usageSeconds / container.presentSeconds!;
-  if (container.periods !== undefined && container.throttledPeriods !== undefined && container.periods > 0) figures.throttledFraction = container.throttledPeriods / container.periods;
-  return figures;
 }
 
 async function finishAudit({ profile, sources, transfer }: ReadProfile, failures: InputError[], options: AuditOptions): Promise<AuditResult> {

@@ -15,6 +15,7 @@ import { chooseComputeBasis, type LadderBasis } from './compute-ladder.js';
 import type { FleetWindow } from './fleet-analyzer.js';
 import { assignReportIds, boardIdentityOf, boardKey, resolveBoards } from './identity.js';
 import { MS_PER_HOUR } from './options.js';
+import { MAX_CONTAINERS_PER_DEVICE, type PodAssignmentRecord } from './pod-assignments.js';
 import type { PercentMetric } from './sample-values.js';
 import { HOURS_PER_WEEK, ZoneClock } from './zone-clock.js';
 
@@ -51,6 +52,18 @@ export interface DeviceAggregates {
   hourlyComputePct?: HourlyValues;
   /** The report's timeline, from `startMs` (epoch ms) in buckets of `bucketSeconds`. */
   timeline?: { startMs: number; bucketSeconds: number; computeMeanPct: (number | null)[]; memoryUsedMaxMiB: (number | null)[] };
+  /** Containers of a pod mapping seen on the device, in the producer's order; absent without one. */
+  pods?: readonly PodOnDeviceAggregate[];
+}
+
+export interface PodOnDeviceAggregate {
+  namespace: string;
+  pod: string;
+  container?: string | null;
+  /** Sightings (query steps) at which it held the device, and the first and last of them (epoch ms). */
+  steps: number;
+  firstSeenMs: number;
+  lastSeenMs: number;
 }
 
 export interface AggregatesContext {
@@ -199,4 +212,29 @@ export function gpuEntriesFromAggregates(devices: readonly DeviceAggregates[], c
   const windowStart = startMs === null ? context.window.startMs : Math.max(context.window.startMs, startMs);
   const windowEnd = endMs === null ? context.window.endMs : Math.min(context.window.endMs, Math.max(endMs, windowStart));
   return { gpus, window: { startMs: windowStart, endMs: windowEnd, seconds: (windowEnd - windowStart) / 1000 } };
+}
+
+/**
+ * The pods seen on each device, by report id (the entries gpuEntriesFromAggregates made from
+ * the same devices); as in the streaming analysis, at most MAX_CONTAINERS_PER_DEVICE per
+ * device: here those seen longest, in the producer's order.
+ */
+export function podAssignmentsFromAggregates(devices: readonly DeviceAggregates[], gpus: readonly GpuEntry[]): Map<string, PodAssignmentRecord[]> {
+  const boardKeyOf = (ref: { host: string; uuid?: string | null; pciBusId?: string | null; index?: number | null }): string =>
+    [ref.host, ref.uuid ?? '', ref.pciBusId ?? '', ref.index ?? ''].join('\u0000');
+  const idOfBoard = new Map(gpus.filter((gpu) => gpu.parentId === null).map((gpu) => [boardKeyOf(gpu), gpu.id]));
+  const result = new Map<string, PodAssignmentRecord[]>();
+  for (const device of devices) {
+    const boardId = idOfBoard.get(boardKeyOf(device.ref));
+    if (device.pods === undefined || boardId === undefined) continue;
+    const id = device.ref.gpuInstanceId === undefined ? boardId : `${boardId}/${device.ref.gpuInstanceId}`;
+    const pods = device.pods;
+    const kept = pods.length <= MAX_CONTAINERS_PER_DEVICE
+      ? pods
+      : pods.map((pod, order) => ({ pod, order })).sort((a, b) => b.pod.steps - a.pod.steps).slice(0, MAX_CONTAINERS_PER_DEVICE).sort((a, b) => a.order - b.order).map(({ pod }) => pod);
+    result.set(id, kept.map((pod) => ({
+      namespace: pod.namespace, pod: pod.pod, container: pod.container ?? null, firstSeenMs: pod.firstSeenMs, lastSeenMs: pod.lastSeenMs, samples: pod.steps,
+    })));
+  }
+  return result;
 }

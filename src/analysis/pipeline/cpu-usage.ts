@@ -39,6 +39,45 @@ export interface ContainerCpuFigures {
   throttledFraction?: number;
 }
 
+/** A host's counter increases over the window, as a query that did the arithmetic gives them (live Prometheus). */
+export interface HostCpuTotals {
+  host: string;
+  cores: number;
+  secondsByMode: Readonly<Record<string, number>>;
+  windowSeconds: number;
+  counterResets: number;
+}
+
+/** A container's counter increases over the window; a counter it lacks is absent. */
+export interface ContainerCpuTotals {
+  host: string;
+  namespace: string;
+  pod: string;
+  container: string;
+  usageSeconds?: number;
+  /** From the first to the last reading of the usage counter, seconds. */
+  presentSeconds?: number;
+  periods?: number;
+  throttledPeriods?: number;
+}
+
+/** The busy share by the definition above; none when the host's counters never advanced. */
+export function hostCpuFromTotals(totals: HostCpuTotals): HostCpuFigures[] {
+  const modes = Object.entries(totals.secondsByMode);
+  const total = modes.reduce((sum, [, seconds]) => sum + seconds, 0);
+  const notBusy = modes.filter(([mode]) => NOT_BUSY_MODES.includes(mode)).reduce((sum, [, seconds]) => sum + seconds, 0);
+  if (!(total > 0)) return [];
+  return [{ host: totals.host, cores: totals.cores, busyFraction: 1 - notBusy / total, windowSeconds: totals.windowSeconds, counterResets: totals.counterResets }];
+}
+
+export function containerCpuFromTotals(totals: ContainerCpuTotals): ContainerCpuFigures {
+  const { host, namespace, pod, container } = totals;
+  const figures: ContainerCpuFigures = { host, namespace, pod, container };
+  if (totals.usageSeconds !== undefined && (totals.presentSeconds ?? 0) > 0) figures.coresUsed = totals.usageSeconds / totals.presentSeconds!;
+  if (totals.periods !== undefined && totals.throttledPeriods !== undefined && totals.periods > 0) figures.throttledFraction = totals.throttledPeriods / totals.periods;
+  return figures;
+}
+
 const SEP = '\u0000';
 
 export class CpuUsageTable {

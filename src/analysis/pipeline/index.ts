@@ -3,7 +3,10 @@
  * by its CPU, and what do its sidecars cost. Pure functions over plain figures.
  */
 export { CounterTable, ratePerSecond, type CounterIncrease } from './counters.js';
-export { CpuUsageTable, MAX_CPU_SERIES, NOT_BUSY_MODES, type ContainerCpuFigures, type HostCpuFigures } from './cpu-usage.js';
+export {
+  CpuUsageTable, MAX_CPU_SERIES, NOT_BUSY_MODES, containerCpuFromTotals, hostCpuFromTotals,
+  type ContainerCpuFigures, type ContainerCpuTotals, type HostCpuFigures, type HostCpuTotals,
+} from './cpu-usage.js';
 export {
   MAX_PROCESS_TREES_IN_EVIDENCE, pcieRxHighMiBps, pipelineVerdict, PIPELINE_THRESHOLDS,
   type PcieRxFigure, type PipelineFigures, type PipelineJudgement, type PipelineVerdict, type ProcessTreeFigure,

@@ -3,7 +3,8 @@
  * source's output), tested here beside its only producer.
  */
 import { describe, expect, it } from 'vitest';
-import { type DeviceAggregates, gpuEntriesFromAggregates, hourOfWeekProfile } from '../../../src/analysis/aggregates.js';
+import { type DeviceAggregates, gpuEntriesFromAggregates, hourOfWeekProfile, podAssignmentsFromAggregates } from '../../../src/analysis/aggregates.js';
+import { MAX_CONTAINERS_PER_DEVICE } from '../../../src/analysis/pod-assignments.js';
 
 const MONDAY = Date.parse('2026-11-02T00:00:00Z');
 const H = 3_600_000;
@@ -89,5 +90,29 @@ describe('hour-of-week profile', () => {
   it('is null without any observed hour', () => {
     expect(hourOfWeekProfile(undefined, 'UTC')).toBeNull();
     expect(hourOfWeekProfile({ startMs: MONDAY, values: [null, null] }, 'UTC')).toBeNull();
+  });
+});
+
+describe('pod assignments from aggregates', () => {
+  const pod = (name: string, steps: number) => ({ namespace: 'ml', pod: name, container: 'main', steps, firstSeenMs: MONDAY, lastSeenMs: MONDAY + steps * 60_000 });
+
+  it('files the pods of each device under its report id, MIG instances under board/GI', () => {
+    const devices = [{ ...h100, pods: [pod('trainer-0', 120)] }, { ...migInstance, pods: [{ ...pod('notebook', 30), container: undefined }] }];
+    const { gpus } = gpuEntriesFromAggregates(devices, { timeZone: 'UTC', window });
+    const assignments = podAssignmentsFromAggregates(devices, gpus);
+    expect([...assignments.keys()]).toEqual(['GPU-h100', 'GPU-a100/3']);
+    expect(assignments.get('GPU-h100')).toEqual([
+      { namespace: 'ml', pod: 'trainer-0', container: 'main', firstSeenMs: MONDAY, lastSeenMs: MONDAY + 120 * 60_000, samples: 120 },
+    ]);
+    expect(assignments.get('GPU-a100/3')![0]!.container).toBeNull(); // no container label: null, as from files
+  });
+
+  it(`keeps the ${MAX_CONTAINERS_PER_DEVICE} seen longest, in the producer's order`, () => {
+    // 66 pods: pod-0 holds the GPU 1 step, pod-1 2 steps ... pod-65 66 steps; the two shortest go.
+    const pods = Array.from({ length: MAX_CONTAINERS_PER_DEVICE + 2 }, (_, index) => pod(`pod-${index}`, index + 1));
+    const devices = [{ ...h100, pods }];
+    const kept = podAssignmentsFromAggregates(devices, gpuEntriesFromAggregates(devices, { timeZone: 'UTC', window }).gpus).get('GPU-h100')!;
+    expect(kept).toHaveLength(MAX_CONTAINERS_PER_DEVICE);
+    expect(kept.map((record) => record.pod)).toEqual(pods.slice(2).map((record) => record.pod));
   });
 });
