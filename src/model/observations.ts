@@ -130,6 +130,32 @@ export interface ContainerCpuSample {
 }
 
 /**
+ * A host's CPU seconds over a window, by mode and summed over its CPUs: the increases a source
+ * computed itself (a live Prometheus query) instead of handing on raw readings.
+ */
+export interface HostCpuTotals {
+  host: string;
+  cores: number;
+  secondsByMode: Record<string, number>;
+  /** From the first to the last reading, seconds. */
+  windowSeconds: number;
+  counterResets: number;
+}
+
+/** A container's counter increases over a window, as HostCpuTotals; a counter it lacks is absent. */
+export interface ContainerCpuTotals {
+  host: string;
+  namespace: string;
+  pod: string;
+  container: string;
+  usageSeconds?: number;
+  /** From the first to the last reading of the usage counter, seconds. */
+  presentSeconds?: number;
+  periods?: number;
+  throttledPeriods?: number;
+}
+
+/**
  * One reading of a process's cumulative CPU time (a collect bundle's processes.csv): a GPU
  * process or one of its descendants (data-loader workers). Analysis takes rates from deltas.
  */

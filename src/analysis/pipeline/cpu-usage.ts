@@ -12,7 +12,7 @@
  * Bounded: one small record per counter series, at most MAX_CPU_SERIES of them; the rest are
  * counted and dropped.
  */
-import type { ContainerCpuCounter, ContainerCpuSample, HostCpuSample } from '../../model/observations.js';
+import type { ContainerCpuCounter, ContainerCpuSample, ContainerCpuTotals, HostCpuSample, HostCpuTotals } from '../../model/observations.js';
 import { CounterTable, ratePerSecond } from './counters.js';
 
 export const MAX_CPU_SERIES = 200_000;
@@ -39,29 +39,7 @@ export interface ContainerCpuFigures {
   throttledFraction?: number;
 }
 
-/** A host's counter increases over the window, as a query that did the arithmetic gives them (live Prometheus). */
-export interface HostCpuTotals {
-  host: string;
-  cores: number;
-  secondsByMode: Readonly<Record<string, number>>;
-  windowSeconds: number;
-  counterResets: number;
-}
-
-/** A container's counter increases over the window; a counter it lacks is absent. */
-export interface ContainerCpuTotals {
-  host: string;
-  namespace: string;
-  pod: string;
-  container: string;
-  usageSeconds?: number;
-  /** From the first to the last reading of the usage counter, seconds. */
-  presentSeconds?: number;
-  periods?: number;
-  throttledPeriods?: number;
-}
-
-/** The busy share by the definition above; none when the host's counters never advanced. */
+/** The busy share by the definition above, from totals a query summed (live Prometheus); none when the counters never advanced. */
 export function hostCpuFromTotals(totals: HostCpuTotals): HostCpuFigures[] {
   const modes = Object.entries(totals.secondsByMode);
   const total = modes.reduce((sum, [, seconds]) => sum + seconds, 0);

@@ -5,7 +5,7 @@
 export { CounterTable, ratePerSecond, type CounterIncrease } from './counters.js';
 export {
   CpuUsageTable, MAX_CPU_SERIES, NOT_BUSY_MODES, containerCpuFromTotals, hostCpuFromTotals,
-  type ContainerCpuFigures, type ContainerCpuTotals, type HostCpuFigures, type HostCpuTotals,
+  type ContainerCpuFigures, type HostCpuFigures,
 } from './cpu-usage.js';
 export {
   MAX_PROCESS_TREES_IN_EVIDENCE, pcieRxHighMiBps, pipelineVerdict, PIPELINE_THRESHOLDS,

@@ -28,33 +28,17 @@
  *
  * No node_exporter or cAdvisor series: empty answers, no figures, the verdict `unknown`.
  */
+import type { ContainerCpuTotals, HostCpuTotals } from '../../model/observations.js';
 import { CONTAINER_CPU_METRICS, CPU_HOST_LABELS, NODE_CPU_METRIC, hostOf } from '../node-metrics.js';
 import type { Labels, PrometheusClient } from './client.js';
 import { AGGREGATE_LABEL } from './queries.js';
 import { promDuration, promSpan, type AuditWindow, type RangeRule } from './window.js';
 
-/** Increases of one host's CPU seconds over the window, by mode, summed over its CPUs. */
-export interface PrometheusHostCpu {
-  host: string;
-  cores: number;
-  secondsByMode: Record<string, number>;
-  /** From the first to the last step at which node_exporter was scraped, seconds. */
-  windowSeconds: number;
-  counterResets: number;
-}
+/** Increases of one host's CPU seconds over the window (steps at which node_exporter was scraped). */
+export type PrometheusHostCpu = HostCpuTotals;
 
-/** Increases of one container's counters over the window; a counter it lacks is absent. */
-export interface PrometheusContainerCpu {
-  host: string;
-  namespace: string;
-  pod: string;
-  container: string;
-  usageSeconds?: number;
-  /** From the first to the last step at which the usage counter was present, seconds. */
-  presentSeconds?: number;
-  periods?: number;
-  throttledPeriods?: number;
-}
+/** Increases of one container's counters over the window (steps at which they were present). */
+export type PrometheusContainerCpu = ContainerCpuTotals;
 
 export interface PodRef {
   namespace: string;
