@@ -16,9 +16,7 @@ import {
   isMissingSpan,
   normalisePciBusId,
   normalisePciDeviceId,
-  parseCount,
   parseCountSpan,
-  parseQuantity,
   parseQuantitySpan,
   SpanCache,
 } from './text/values.js';
@@ -69,23 +67,6 @@ class GpuRow {
 
 type NumericField = 'memoryTotalMiB' | 'memoryUsedMiB' | 'utilizationPct' | 'memoryUtilizationPct';
 
-function quantity(field: NumericField): CellReader<GpuRow> {
-  return (row, cell, unit) => {
-    const value = parseQuantity(cell, unit);
-    if (value === undefined) return true;
-    if (Number.isNaN(value)) return false;
-    row[field] = value;
-    return true;
-  };
-}
-
-function text(field: 'model' | 'uuid' | 'driverVersion'): CellReader<GpuRow> {
-  return (row, cell) => {
-    if (!isMissingCell(cell)) row[field] = cell;
-    return true;
-  };
-}
-
 /**
  * Since driver 530 `power.draw` is the one-second average and `.instant` a single
  * reading; older drivers and some boards fill only one of them. Prefer the plain field,
@@ -93,88 +74,34 @@ function text(field: 'model' | 'uuid' | 'driverVersion'): CellReader<GpuRow> {
  */
 const POWER_PREFERENCE = { 'power.draw': 3, 'power.draw.average': 2, 'power.draw.instant': 1 } as const;
 
-function power(rank: number): CellReader<GpuRow> {
-  return (row, cell, unit) => {
-    const value = parseQuantity(cell, unit);
-    if (value === undefined) return true;
-    if (Number.isNaN(value)) return false;
-    if (rank > row.powerRank) {
-      row.powerW = value;
-      row.powerRank = rank;
-    }
-    return true;
-  };
-}
-
 type LinkField = 'pcieLinkMaxGeneration' | 'pcieLinkMaxWidth';
-
-function count(field: LinkField): CellReader<GpuRow> {
-  return (row, cell) => {
-    if (isMissingCell(cell)) return true;
-    const value = parseCount(cell);
-    if (Number.isNaN(value)) return false;
-    row[field] = value;
-    return true;
-  };
-}
-
-const readBusId: CellReader<GpuRow> = (row, cell) => {
-  if (isMissingCell(cell)) return true;
-  row.pciBusId = normalisePciBusId(cell);
-  return row.pciBusId !== undefined;
-};
 
 const MIG_MODES: Readonly<Record<string, MigMode>> = { Enabled: 'enabled', Disabled: 'disabled' };
 
-/** What gpu-audit reads from `--query-gpu`; `--help-query-gpu` names the aliases. */
+/**
+ * What gpu-audit reads from `--query-gpu` (`--help-query-gpu` names the aliases): the two rare
+ * columns here, as plain readers of the cell text; the columns every row of a long log has in
+ * gpuSpanReaders below.
+ */
 const GPU_READERS: Readonly<Record<string, CellReader<GpuRow>>> = {
-  timestamp: (row, cell) => {
-    if (isMissingCell(cell)) return true;
-    row.time = row.timestamps.read(cell);
-    return row.time !== undefined;
-  },
-  name: text('model'),
-  gpu_name: text('model'),
-  uuid: text('uuid'),
-  gpu_uuid: text('uuid'),
-  'pci.bus_id': readBusId,
-  gpu_bus_id: readBusId,
-  index: (row, cell) => {
-    if (isMissingCell(cell)) return true;
-    const index = parseCount(cell);
-    if (Number.isNaN(index)) return false;
-    row.index = index;
-    return true;
-  },
-  'memory.total': quantity('memoryTotalMiB'),
-  'memory.used': quantity('memoryUsedMiB'),
-  'utilization.gpu': quantity('utilizationPct'),
-  'utilization.memory': quantity('memoryUtilizationPct'),
-  'power.draw': power(POWER_PREFERENCE['power.draw']),
-  'power.draw.average': power(POWER_PREFERENCE['power.draw.average']),
-  'power.draw.instant': power(POWER_PREFERENCE['power.draw.instant']),
   'mig.mode.current': (row, cell) => {
     if (isMissingCell(cell)) return true;
     row.migMode = MIG_MODES[cell];
     return row.migMode !== undefined;
   },
-  driver_version: text('driverVersion'),
   'pci.device_id': (row, cell) => {
     if (isMissingCell(cell)) return true;
     row.pciDeviceId = normalisePciDeviceId(cell);
     return row.pciDeviceId !== undefined;
   },
-  // The fastest link the GPU and its slot support (XML max_link_gen / max_link_width): the
-  // `.current` ones drop while the GPU idles to save power.
-  'pcie.link.gen.max': count('pcieLinkMaxGeneration'),
-  'pcie.link.width.max': count('pcieLinkMaxWidth'),
 };
 
 /*
- * The same readers for the columns every row of a long log has, reading cells in place
- * (see SpanReader): numbers and timestamps from the characters, names, UUIDs and bus ids
- * compared with the few a log repeats. `mig.mode.current` and `pci.device_id` are rare
- * enough to keep the plain readers.
+ * The columns every row of a long log has, read in place (see SpanReader): numbers and
+ * timestamps from the characters, names, UUIDs and bus ids compared with the few a log
+ * repeats. The PCIe link columns (`.max`: the fastest link the GPU and its slot support, as
+ * the XML's max_link_gen / max_link_width; the `.current` ones drop while the GPU idles) are
+ * here too, being numbers.
  */
 
 function quantitySpan(field: NumericField): SpanReader<GpuRow> {
@@ -275,7 +202,7 @@ const OTHER_QUERY_FIELDS = ['pid', 'retired_pages.address', 'retired_pages.times
  * Fields that mark a header as nvidia-smi's: `name`, `index` or `timestamp` alone could
  * head any CSV, so they do not count towards detection.
  */
-const DISTINCTIVE_FIELDS = Object.keys(GPU_READERS).filter((field) => !['name', 'index', 'timestamp'].includes(field));
+const DISTINCTIVE_FIELDS = [...Object.keys(GPU_READERS), ...Object.keys(gpuSpanReaders())].filter((field) => !['name', 'index', 'timestamp'].includes(field));
 
 /** A `--query-gpu` header: at least one distinctive field we read, none of another table's. */
 function isGpuQueryHeader(columns: readonly QueryColumn[]): boolean {

@@ -36,12 +36,11 @@ export type SpanReader<Row> = (row: Row, text: string, start: number, end: numbe
 export interface QuerySchema<Row> {
   /** The nvidia-smi switch, for messages: `--query-gpu`. */
   query: string;
-  /** Field name -> what to do with its cells; every other field is skipped. */
+  /** Field name -> what to do with its cells; a field in neither table is skipped. */
   readers: Readonly<Record<string, CellReader<Row>>>;
   /**
-   * In-place readers for some of those fields, used instead of the CellReader. Each must
-   * give what its CellReader gives for the sliced cell. Made once per table reader, since
-   * they may keep caches.
+   * Fields read in place instead (hot columns of long logs); one here wins over `readers`.
+   * Made once per table reader, since they may keep caches.
    */
   spanReaders?: () => Readonly<Record<string, SpanReader<Row>>>;
   /**
