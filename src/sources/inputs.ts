@@ -3,6 +3,7 @@
  * and opens one as a stream of decoded text: gzip is recognised by its magic bytes,
  * never by the name, and UTF-8 is decoded across chunk boundaries.
  */
+import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -175,19 +176,50 @@ export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = 
 }
 
 async function* plainChunks(first: Buffer | undefined, readRaw: () => Promise<Buffer | undefined>): AsyncIterable<string> {
-  const decoder = new StringDecoder('utf8');
+  const decoder = new Utf8Chunks();
   let chunk = first;
-  let isFirst = true;
   while (chunk !== undefined) {
-    let text = decoder.write(chunk);
-    if (isFirst && text.charCodeAt(0) === 0xfeff) text = text.slice(1); // BOM
-    isFirst = false;
+    const text = decoder.write(chunk);
     if (text !== '') yield text;
     chunk = await readRaw();
   }
   const rest = decoder.end();
   if (rest !== '') yield rest;
 }
+
+/**
+ * UTF-8 decoding across chunk boundaries, without the byte order mark. Logs are nearly always
+ * ASCII: such a chunk is copied as Latin-1, which is the same text several times faster than
+ * decoding it, unless the decoder still holds the start of a character from the chunk before.
+ */
+class Utf8Chunks {
+  private readonly decoder = new StringDecoder('utf8');
+  /** Whether the decoder may hold an incomplete character: the last chunk it read ended in a non-ASCII byte. */
+  private pending = false;
+  private atStart = true;
+
+  write(chunk: Buffer): string {
+    let text: string;
+    if (!this.pending && isAscii(chunk)) {
+      text = chunk.toString('latin1');
+    } else {
+      text = this.decoder.write(chunk);
+      this.pending = chunk.length > 0 && chunk[chunk.length - 1]! >= ASCII_LIMIT;
+    }
+    if (this.atStart && text !== '') {
+      this.atStart = false;
+      if (text.charCodeAt(0) === BYTE_ORDER_MARK) text = text.slice(1);
+    }
+    return text;
+  }
+
+  end(): string {
+    return this.decoder.end();
+  }
+}
+
+const ASCII_LIMIT = 0x80;
+const BYTE_ORDER_MARK = 0xfeff;
 
 async function* gunzipChunks(
   first: Buffer,
@@ -205,13 +237,10 @@ async function* gunzipChunks(
     gunzip.end();
   })().catch((error: unknown) => gunzip.destroy(error as Error));
 
-  const decoder = new StringDecoder('utf8');
-  let isFirst = true;
+  const decoder = new Utf8Chunks();
   try {
     for await (const piece of gunzip as AsyncIterable<Buffer>) {
-      let text = decoder.write(piece);
-      if (isFirst && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      isFirst = false;
+      const text = decoder.write(piece);
       if (text !== '') yield text;
     }
   } catch (error) {

@@ -85,6 +85,21 @@ describe('openInput', () => {
     expect(await readAll(opened.chunks)).toBe('name, memory.used [MiB]\nGPU é, 5\n');
   });
 
+  it('decodes ASCII chunks and chunks that finish a character the same as one decoder would', async () => {
+    // Chunks: ASCII, ASCII ending in the first byte of "é", the second byte alone, ASCII,
+    // a three-byte "€" split 1 + 2, an invalid byte, then a lead byte cut off by an ASCII chunk
+    // (each invalid piece one U+FFFD, as Buffer#toString gives).
+    const text = 'timestamp, name\n2026/01/01, GPU é, €, ok\n';
+    const bytes = Buffer.concat([Buffer.from(text, 'utf8'), Buffer.from([0xff, 0xc3]), Buffer.from('\nend\n')]);
+    const e = bytes.indexOf(0xc3);
+    const euro = bytes.indexOf(0xe2);
+    const cuts = [0, 10, e + 1, e + 2, euro + 1, bytes.length - 5, bytes.length];
+    const chunks = cuts.slice(1).map((end, i) => bytes.subarray(cuts[i], end));
+    const stdin = Readable.from(chunks);
+    const opened = await openInput({ ref: '-', path: undefined, discovered: false }, stdin);
+    expect(await readAll(opened.chunks)).toBe(bytes.toString('utf8'));
+  });
+
   it('hands the head to detection and replays it in the stream', async () => {
     const big = 'x'.repeat(200 * 1024);
     const root = tempTree({ 'big.txt': big });
