@@ -2,7 +2,9 @@
  * Bundles the CLI into one file for a fast start; `npm run build` runs it before tsc.
  *
  *   npx tsx scripts/bundle.ts      writes dist/bundle/gpu-audit.cjs, which bin/gpu-audit.js loads,
- *                                  and its V8 code cache, gpu-audit.cjs.v8cache
+ *                                  and its V8 code cache, gpu-audit.cjs.v8cache; and
+ *                                  dist/bundle/parse-worker.cjs, the thread that parses a large
+ *                                  file while the CLI analyses it (src/sources/worker)
  *
  * Why: run from tsc's output, every command resolved, read, compiled and linked about 450
  * modules (ours, and those of commander, yaml, chalk, fast-xml-parser...), which was most of
@@ -87,7 +89,9 @@ rmSync(outdir, { recursive: true, force: true });
 
 const result = await build({
   absWorkingDir: repoRoot,
-  entryPoints: { 'gpu-audit': 'src/cli/main.ts' },
+  // The parse worker (src/sources/worker) is an entry of its own, parse-worker.cjs beside the CLI's:
+  // a worker thread that parses a large file loads the parsers, not the whole CLI.
+  entryPoints: { 'gpu-audit': 'src/cli/main.ts', 'parse-worker': 'src/sources/worker/parse-worker.ts' },
   outdir,
   outExtension: { '.js': '.cjs' },
   bundle: true,
@@ -107,18 +111,22 @@ const result = await build({
   logLevel: 'warning',
 });
 
-const bundleFile = path.join(outdir, 'gpu-audit.cjs');
-const printed = readFileSync(bundleFile, 'utf8');
 const printedImport = `import("${ON_DEMAND_PREFIX}`;
-const onDemand = Object.values(result.metafile.outputs).flatMap((output) => output.imports.filter((entry) => entry.path.startsWith(ON_DEMAND_PREFIX)));
-const found = printed.split(printedImport).length - 1;
-// Each one must be routed: one left as esbuild printed it would fail at run time.
-if (found !== onDemand.length) throw new Error(`${bundleFile}: ${onDemand.length} imports on demand, but ${found} printed as ${printedImport}...`);
-const routed = printed.replaceAll(printedImport, `${IMPORT_ON_DEMAND}("`);
-// Nor may any other import() be left but the banner's fallback (a dependency's own, say).
-if (routed.split('import(').length - 1 !== 1) throw new Error(`${bundleFile}: an import() other than those of LOADED_ON_DEMAND: make it one of them, or bundle what it imports`);
-writeFileSync(bundleFile, routed);
-process.stdout.write(`bundle: ${path.relative(repoRoot, bundleFile)}, ${(routed.length / 1e6).toFixed(2)} MB, ${onDemand.length} imports on demand\n`);
+// Each output file (the CLI and the parse worker) is routed on its own.
+for (const [outputPath, output] of Object.entries(result.metafile.outputs)) {
+  if (!outputPath.endsWith('.cjs')) continue;
+  const bundleFile = path.join(repoRoot, outputPath);
+  const printed = readFileSync(bundleFile, 'utf8');
+  const onDemand = output.imports.filter((entry) => entry.path.startsWith(ON_DEMAND_PREFIX));
+  const found = printed.split(printedImport).length - 1;
+  // Each one must be routed: one left as esbuild printed it would fail at run time.
+  if (found !== onDemand.length) throw new Error(`${bundleFile}: ${onDemand.length} imports on demand, but ${found} printed as ${printedImport}...`);
+  const routed = printed.replaceAll(printedImport, `${IMPORT_ON_DEMAND}("`);
+  // Nor may any other import() be left but the banner's fallback (a dependency's own, say).
+  if (routed.split('import(').length - 1 !== 1) throw new Error(`${bundleFile}: an import() other than those of LOADED_ON_DEMAND: make it one of them, or bundle what it imports`);
+  writeFileSync(bundleFile, routed);
+  process.stdout.write(`bundle: ${path.relative(repoRoot, bundleFile)}, ${(routed.length / 1e6).toFixed(2)} MB, ${onDemand.length} imports on demand\n`);
+}
 
 const cacheRun = spawnSync(process.execPath, [path.join(repoRoot, 'bin/gpu-audit.js'), 'audit', '--demo', '--format', 'json'], {
   cwd: repoRoot,

@@ -20,6 +20,7 @@ import { DEFAULT_RECOMMEND_SETTINGS, recommendForFleet } from './recommend/index
 import { hostForInput, openInput, requireParser, resolveInputs, type InputRef } from './sources/index.js';
 import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
 import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
+import { parseWorkerModeOf, shouldParseInWorker, type ParseWorkerMode } from './sources/worker/policy.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
 
 export type Provider = 'aws' | 'azure' | 'gcp';
@@ -59,6 +60,8 @@ export interface AuditOptions {
   hostInstanceTypes?: readonly { host: string; instanceType: string }[];
   /** gpu-audit.yaml `pricing.discounts`: a negotiated discount off on-demand replaces the catalog's commitment price. */
   commitmentDiscountPct?: Partial<Record<'reserved-1y' | 'reserved-3y', number>>;
+  /** Parse large files in a worker thread, overlapping parsing and analysis (src/sources/worker); default: GPU_AUDIT_WORKERS, else `auto`. */
+  parseWorkers?: ParseWorkerMode;
 }
 
 export interface AuditResult {
@@ -242,7 +245,15 @@ async function readInput(input: InputRef, options: AuditOptions, sink: Observati
     };
     sink.beginSource(input.ref);
     const context = { ref: input.ref, host: hostForInput(input, options.host), timeZone: options.timeZone };
-    const result = await parser.parse(opened.chunks, context, sourceSink);
+    let result;
+    if (await shouldParseInWorker(input, options.parseWorkers ?? parseWorkerModeOf(process.env))) {
+      // The worker reads the file itself: this thread's stream was only for the head.
+      opened.close();
+      const { parseInWorker } = await import('./sources/worker/parse-in-worker.js');
+      result = await parseInWorker({ input, format: parser.format, context }, sourceSink);
+    } else {
+      result = await parser.parse(opened.chunks, context, sourceSink);
+    }
     if (warningCount > warnings.length) warnings.push(`… and ${warningCount - warnings.length} more warnings`);
     return { ref: input.ref, format: parser.format, records: result.records, warnings };
   } finally {

@@ -1,0 +1,113 @@
+/**
+ * The main thread's side of the protocol (protocol.ts): replays the calls of each batch on
+ * the real sink, in the order the parser made them.
+ */
+import type {
+  ContainerCpuSample,
+  DeviceInfo,
+  DeviceRef,
+  GpuSample,
+  HostCpuSample,
+  ObservationSink,
+  PodAssignment,
+  ProcessCpuSample,
+  ProcessSample,
+  SourceWarning,
+} from '../../model/observations.js';
+import type { EncodedBatch } from './call-encoder.js';
+import { CALL_KIND, SAMPLE_BIT } from './protocol.js';
+
+const {
+  time: TIME,
+  utilizationPct: UTILIZATION,
+  memoryUtilizationPct: MEMORY_UTILIZATION,
+  memoryUsedMiB: MEMORY_USED,
+  memoryTotalMiB: MEMORY_TOTAL,
+  smActivePct: SM_ACTIVE,
+  tensorActivePct: TENSOR_ACTIVE,
+  grEngineActivePct: GR_ENGINE_ACTIVE,
+  powerW: POWER,
+  pcieRxKiBps: PCIE_RX,
+  pcieTxKiBps: PCIE_TX,
+  computeProcessCount: COMPUTE_PROCESSES,
+} = SAMPLE_BIT;
+
+/** An argument as it travelled: its ref replaced by the ref's id. */
+type WithRefId<T extends { ref: DeviceRef }> = Omit<T, 'ref'> & { ref: number | DeviceRef };
+
+export class CallDecoder {
+  /**
+   * One object per ref id, frozen, for the whole parse: the analyzer finds a device's state by
+   * the ref object first, as it does with the parser's own refs in the parsing thread.
+   */
+  private readonly refs: DeviceRef[] = [];
+
+  replay(batch: Pick<EncodedBatch, 'buffer' | 'length' | 'refs' | 'calls'>, sink: ObservationSink): void {
+    for (const ref of batch.refs) this.refs.push(Object.freeze(ref));
+    const values = new Float64Array(batch.buffer, 0, batch.length);
+    const calls = batch.calls;
+    let nextCall = 0;
+    let at = 0;
+    while (at < values.length) {
+      const kind = values[at]!;
+      if (kind === CALL_KIND.sample) {
+        const sample: GpuSample = { ref: this.ref(values[at + 1]!) };
+        const mask = values[at + 2]!;
+        at += 3;
+        if ((mask & TIME) !== 0) sample.time = values[at++]!;
+        if ((mask & UTILIZATION) !== 0) sample.utilizationPct = values[at++]!;
+        if ((mask & MEMORY_UTILIZATION) !== 0) sample.memoryUtilizationPct = values[at++]!;
+        if ((mask & MEMORY_USED) !== 0) sample.memoryUsedMiB = values[at++]!;
+        if ((mask & MEMORY_TOTAL) !== 0) sample.memoryTotalMiB = values[at++]!;
+        if ((mask & SM_ACTIVE) !== 0) sample.smActivePct = values[at++]!;
+        if ((mask & TENSOR_ACTIVE) !== 0) sample.tensorActivePct = values[at++]!;
+        if ((mask & GR_ENGINE_ACTIVE) !== 0) sample.grEngineActivePct = values[at++]!;
+        if ((mask & POWER) !== 0) sample.powerW = values[at++]!;
+        if ((mask & PCIE_RX) !== 0) sample.pcieRxKiBps = values[at++]!;
+        if ((mask & PCIE_TX) !== 0) sample.pcieTxKiBps = values[at++]!;
+        if ((mask & COMPUTE_PROCESSES) !== 0) sample.computeProcessCount = values[at++]!;
+        sink.sample(sample);
+        continue;
+      }
+      at += 1;
+      const argument = calls[nextCall];
+      nextCall += 1;
+      this.replayCall(kind, argument, sink);
+    }
+  }
+
+  private replayCall(kind: number, argument: unknown, sink: ObservationSink): void {
+    switch (kind) {
+      case CALL_KIND.device:
+        return sink.device(this.withRef(argument as WithRefId<DeviceInfo>));
+      case CALL_KIND.process:
+        return sink.process(this.withRef(argument as WithRefId<ProcessSample>));
+      case CALL_KIND.assignment:
+        return sink.assignment?.(this.withRef(argument as WithRefId<PodAssignment>));
+      case CALL_KIND.sampleAsObject:
+        return sink.sample(this.withRef(argument as WithRefId<GpuSample>));
+      case CALL_KIND.warn:
+        return sink.warn(argument as SourceWarning);
+      case CALL_KIND.hostCpu:
+        return sink.hostCpu?.(argument as HostCpuSample);
+      case CALL_KIND.containerCpu:
+        return sink.containerCpu?.(argument as ContainerCpuSample);
+      case CALL_KIND.processCpu:
+        return sink.processCpu?.(argument as ProcessCpuSample);
+      default:
+        throw new Error(`parse worker: unknown call kind ${kind} in a batch`);
+    }
+  }
+
+  /** The argument with its ref id replaced by the ref, in place: the clone is the main thread's own, and its keys keep their order. */
+  private withRef<T extends { ref: DeviceRef }>(argument: WithRefId<T>): T {
+    argument.ref = this.ref(argument.ref as number);
+    return argument as unknown as T;
+  }
+
+  private ref(id: number): DeviceRef {
+    const ref = this.refs[id];
+    if (ref === undefined) throw new Error(`parse worker: ref id ${id} used before it was sent`);
+    return ref;
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * When an input is parsed in a worker thread (parse-in-worker.ts). Cheap to import: the worker
+ * machinery itself loads only when this says yes.
+ */
+import { availableParallelism } from 'node:os';
+import { stat } from 'node:fs/promises';
+import type { InputRef } from '../inputs.js';
+
+/**
+ * Files from this size up are parsed in a worker. Starting a worker and loading the parsers in
+ * it costs tens of milliseconds, about what parsing 5 MiB costs; a 32 MiB file takes
+ * a few hundred milliseconds to parse, of which the overlap with the analysis saves a quarter
+ * or more. Below that, one thread is as fast and starts nothing. A gzipped file counts by its
+ * compressed size: it holds several times more text, which only makes the worker pay more.
+ */
+export const PARSE_WORKER_MIN_BYTES = 32 * 1024 * 1024;
+
+/** `auto`: large regular files on a machine with more than one core; `always`: every file (tests, debugging); `never`. */
+export type ParseWorkerMode = 'auto' | 'always' | 'never';
+
+/** Environment variable that sets the mode: `0` (never), `always`; anything else, or unset, is `auto`. */
+export const PARSE_WORKERS_ENV = 'GPU_AUDIT_WORKERS';
+
+export function parseWorkerModeOf(env: NodeJS.ProcessEnv): ParseWorkerMode {
+  const value = env[PARSE_WORKERS_ENV]?.trim().toLowerCase();
+  if (value === '0' || value === 'never') return 'never';
+  if (value === 'always') return 'always';
+  return 'auto';
+}
+
+/** Whether to parse `input` in a worker: never stdin (a worker cannot reopen it), only a file. */
+export async function shouldParseInWorker(input: InputRef, mode: ParseWorkerMode): Promise<boolean> {
+  if (input.path === undefined || mode === 'never') return false;
+  if (mode === 'auto' && availableParallelism() < 2) return false;
+  const info = await stat(input.path).catch(() => undefined);
+  if (info === undefined || !info.isFile()) return false;
+  return mode === 'always' || info.size >= PARSE_WORKER_MIN_BYTES;
+}

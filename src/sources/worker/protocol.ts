@@ -1,0 +1,102 @@
+/**
+ * What the parse worker and the main thread say to each other (see parse-in-worker.ts).
+ *
+ * The worker runs a parser against a proxy ObservationSink that records every call; the main
+ * thread replays the calls, in the same order, on the real sink. A GpuSample (one per row of a
+ * log: millions) travels as numbers in a Float64Array whose buffer is transferred, not copied;
+ * every other call is rare and travels as its argument, structured-cloned, in `calls`.
+ */
+import type { DeviceRef, GpuSample, ObservationSink } from '../../model/observations.js';
+import type { InputRef } from '../inputs.js';
+import type { SourceContext } from '../types.js';
+
+/** What the worker is asked to do: open `input` itself and parse it with the parser of `format`. */
+export interface ParseJob {
+  input: InputRef;
+  /** `SourceParser.format` of the parser the main thread detected on the input's head. */
+  format: string;
+  context: SourceContext;
+}
+
+/**
+ * The numeric fields of a GpuSample in the order of their bits in a sample's presence mask.
+ * The check below fails to compile when GpuSample gains a field this list lacks.
+ */
+export const SAMPLE_FIELDS = [
+  'time',
+  'utilizationPct',
+  'memoryUtilizationPct',
+  'memoryUsedMiB',
+  'memoryTotalMiB',
+  'smActivePct',
+  'tensorActivePct',
+  'grEngineActivePct',
+  'powerW',
+  'pcieRxKiBps',
+  'pcieTxKiBps',
+  'computeProcessCount',
+] as const;
+
+type SampleField = (typeof SAMPLE_FIELDS)[number];
+type NumericSampleField = Exclude<keyof GpuSample, 'ref'>;
+// Compiles only while SAMPLE_FIELDS lists every field of GpuSample but its ref, and nothing else.
+const sampleFieldsMatchGpuSample: [SampleField] extends [NumericSampleField] ? ([NumericSampleField] extends [SampleField] ? true : never) : never = true;
+void sampleFieldsMatchGpuSample;
+
+/** One bit per field of SAMPLE_FIELDS, for the encoder and decoder (written out there: they run per sample). */
+export const SAMPLE_BIT: Readonly<Record<SampleField, number>> = Object.freeze(
+  Object.fromEntries(SAMPLE_FIELDS.map((field, bit) => [field, 1 << bit])) as Record<SampleField, number>,
+);
+
+/**
+ * Kind of each call, the first number of its record in a batch. A sample's record goes on with
+ * its ref id, its presence mask and the values present, in SAMPLE_FIELDS order; any other
+ * call's record is its kind alone, and its argument is the next entry of the batch's `calls`.
+ */
+export const CALL_KIND = {
+  sample: 0,
+  device: 1,
+  process: 2,
+  warn: 3,
+  assignment: 4,
+  hostCpu: 5,
+  containerCpu: 6,
+  processCpu: 7,
+  /** A sample with a value that is not a number: sent whole, as a rare call, so that it arrives unchanged. */
+  sampleAsObject: 8,
+} as const satisfies Record<keyof ObservationSink | 'sampleAsObject', number>;
+
+/**
+ * The worker's lead over the main thread, in batches posted and not yet replayed. A batch holds
+ * what the parser made of one chunk of input (1 MiB read from a file, 256 KiB inflated from a
+ * gzipped one), so memory stays bounded: the parse waits when the analysis falls behind,
+ * instead of queueing the file's samples in messages.
+ */
+export const MAX_BATCHES_AHEAD = 4;
+
+/** Worker -> main. */
+export type WorkerMessage =
+  | {
+      type: 'batch';
+      /** The Float64Array's buffer (transferred); the first `length` numbers are the records. */
+      buffer: ArrayBuffer;
+      length: number;
+      /** Refs first used in this batch; their ids continue from the last batch's. */
+      refs: DeviceRef[];
+      calls: unknown[];
+      /** Batches posted and not acknowledged, this one included: never above MAX_BATCHES_AHEAD. */
+      ahead: number;
+    }
+  | { type: 'done'; records: number }
+  | { type: 'failed'; error: SerializedError };
+
+/** Main -> worker: a batch was replayed; its buffer comes back for the next one. */
+export interface AckMessage {
+  type: 'ack';
+  buffer: ArrayBuffer;
+}
+
+/** An error as it crosses threads: an InputError keeps its fields, anything else its name, message and stack. */
+export type SerializedError =
+  | { kind: 'input'; message: string; file: string | undefined; location: string | undefined }
+  | { kind: 'internal'; name: string; message: string; stack: string | undefined };

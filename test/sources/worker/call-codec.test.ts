@@ -1,0 +1,184 @@
+/**
+ * The batch encoding between the parse worker and the main thread, without threads: what the
+ * encoder records, the decoder replays on the sink as the same calls, in the same order, with
+ * the same values and one ref object per device.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { DeviceRef, GpuSample, ObservationSink } from '../../../src/model/observations.js';
+import { CallDecoder } from '../../../src/sources/worker/call-decoder.js';
+import { CallEncoder } from '../../../src/sources/worker/call-encoder.js';
+import { SAMPLE_FIELDS } from '../../../src/sources/worker/protocol.js';
+
+type Call = [method: keyof ObservationSink, argument: unknown];
+
+/** A sink that keeps every call with its argument, in order. */
+function callLog(): { sink: Required<ObservationSink>; calls: Call[] } {
+  const calls: Call[] = [];
+  const record = (method: keyof ObservationSink) => (argument: unknown): void => {
+    calls.push([method, argument]);
+  };
+  return {
+    calls,
+    sink: {
+      device: record('device'),
+      sample: record('sample'),
+      process: record('process'),
+      warn: record('warn'),
+      assignment: record('assignment'),
+      hostCpu: record('hostCpu'),
+      containerCpu: record('containerCpu'),
+      processCpu: record('processCpu'),
+    },
+  };
+}
+
+/** Moves every batch the encoder holds through the decoder, as the two threads do (the buffer is the one posted). */
+function replayAll(encoder: CallEncoder, decoder: CallDecoder, sink: ObservationSink): void {
+  if (encoder.isEmpty) return;
+  const batch = encoder.takeBatch();
+  decoder.replay(structuredClone(batch, { transfer: [batch.buffer] }), sink);
+}
+
+const ref: DeviceRef = Object.freeze({ host: 'node-1', uuid: 'GPU-1', pciBusId: '00000000:01:00.0', index: 0 });
+
+describe('samples travel as numbers', () => {
+  it('every subset of fields arrives with the same values, absent fields absent', () => {
+    const value = fc.oneof(fc.double(), fc.constant(Number.NaN), fc.constant(-0), fc.constant(Number.POSITIVE_INFINITY), fc.integer());
+    const sampleArbitrary = fc.record(Object.fromEntries(SAMPLE_FIELDS.map((field) => [field, value])), { requiredKeys: [] });
+    fc.assert(
+      fc.property(fc.array(sampleArbitrary, { maxLength: 20 }), (fields) => {
+        const encoder = new CallEncoder();
+        const decoder = new CallDecoder();
+        const { sink, calls } = callLog();
+        const sent: GpuSample[] = fields.map((values) => ({ ref, ...values }));
+        for (const sample of sent) encoder.sample(sample);
+        replayAll(encoder, decoder, sink);
+        expect(calls.map(([method]) => method)).toEqual(sent.map(() => 'sample'));
+        // toEqual treats NaN as NaN and tells -0 from 0 (Object.is), which is what must survive.
+        expect(calls.map(([, sample]) => sample)).toEqual(sent);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a sample whose value is not a number arrives unchanged, in its place', () => {
+    const encoder = new CallEncoder();
+    const { sink, calls } = callLog();
+    const odd = { ref, time: 1000, utilizationPct: '42' } as unknown as GpuSample;
+    encoder.sample({ ref, time: 0 });
+    encoder.sample(odd);
+    encoder.sample({ ref, time: 2000 });
+    replayAll(encoder, new CallDecoder(), sink);
+    expect(calls.map(([, sample]) => sample)).toEqual([{ ref, time: 0 }, odd, { ref, time: 2000 }]);
+  });
+
+  it('a reused sample object is read at the time of the call', () => {
+    // The CSV parser fills one object per row; the values of each call are the ones that count.
+    const encoder = new CallEncoder();
+    const { sink, calls } = callLog();
+    const row: GpuSample = { ref, time: 1, powerW: 10 };
+    encoder.sample(row);
+    row.time = 2;
+    row.powerW = 20;
+    encoder.sample(row);
+    replayAll(encoder, new CallDecoder(), sink);
+    expect(calls.map(([, sample]) => sample)).toEqual([{ ref, time: 1, powerW: 10 }, { ref, time: 2, powerW: 20 }]);
+  });
+
+  it('a batch outgrows its first buffer and keeps every record', () => {
+    // 128 Ki numbers to start; 20,000 samples of 15 numbers (kind, ref, mask, 12 fields) need 300,000.
+    const encoder = new CallEncoder();
+    const { sink, calls } = callLog();
+    const full = Object.fromEntries(SAMPLE_FIELDS.map((field, position) => [field, position])) as Omit<GpuSample, 'ref'>;
+    for (let time = 0; time < 20_000; time += 1) encoder.sample({ ref, ...full, time });
+    const batch = encoder.takeBatch();
+    expect(batch.length).toBe(300_000);
+    new CallDecoder().replay(batch, sink);
+    expect(calls).toHaveLength(20_000);
+    expect(calls[19_999]![1]).toEqual({ ref, ...full, time: 19_999 });
+  });
+});
+
+describe('every call keeps its place', () => {
+  it('rare calls travel whole, between the samples they came between', () => {
+    const encoder = new CallEncoder();
+    const { sink, calls } = callLog();
+    encoder.device({ ref, model: 'NVIDIA H100 80GB HBM3', memoryTotalMiB: 81_559 });
+    encoder.sample({ ref, time: 1 });
+    encoder.warn({ location: 'line 3', message: 'bad row' });
+    encoder.process({ ref, time: 1, pid: 42, name: 'python', usedMemoryMiB: 1024 });
+    encoder.assignment({ ref, time: 1, namespace: 'ml', pod: 'train-0', container: 'main' });
+    encoder.hostCpu({ host: 'node-1', time: 1, cpu: '0', mode: 'idle', secondsTotal: 10.5 });
+    encoder.containerCpu({ host: 'node-1', time: 1, namespace: 'ml', pod: 'train-0', container: 'main', counter: 'usage-seconds', value: 3 });
+    encoder.processCpu({ host: 'node-1', time: 1, gpuPid: 42, pid: 43, comm: 'worker', startTicks: 100, cpuSecondsTotal: 7 });
+    encoder.sample({ ref, time: 2 });
+    replayAll(encoder, new CallDecoder(), sink);
+    expect(calls).toEqual([
+      ['device', { ref, model: 'NVIDIA H100 80GB HBM3', memoryTotalMiB: 81_559 }],
+      ['sample', { ref, time: 1 }],
+      ['warn', { location: 'line 3', message: 'bad row' }],
+      ['process', { ref, time: 1, pid: 42, name: 'python', usedMemoryMiB: 1024 }],
+      ['assignment', { ref, time: 1, namespace: 'ml', pod: 'train-0', container: 'main' }],
+      ['hostCpu', { host: 'node-1', time: 1, cpu: '0', mode: 'idle', secondsTotal: 10.5 }],
+      ['containerCpu', { host: 'node-1', time: 1, namespace: 'ml', pod: 'train-0', container: 'main', counter: 'usage-seconds', value: 3 }],
+      ['processCpu', { host: 'node-1', time: 1, gpuPid: 42, pid: 43, comm: 'worker', startTicks: 100, cpuSecondsTotal: 7 }],
+      ['sample', { ref, time: 2 }],
+    ]);
+  });
+
+  it('a rare call argument is copied at the call: the parser may change it afterwards', () => {
+    const encoder = new CallEncoder();
+    const { sink, calls } = callLog();
+    const info = { ref, model: 'Tesla T4' };
+    encoder.device(info);
+    info.model = 'changed';
+    replayAll(encoder, new CallDecoder(), sink);
+    expect(calls).toEqual([['device', { ref, model: 'Tesla T4' }]]);
+  });
+});
+
+describe('device refs', () => {
+  it('each device is one frozen object on the main thread, whether the parser reused its ref or made a fresh one, across batches', () => {
+    const encoder = new CallEncoder();
+    const decoder = new CallDecoder();
+    const { sink, calls } = callLog();
+    const mig: DeviceRef = { host: 'node-1', uuid: 'GPU-1', pciBusId: '00000000:01:00.0', index: 0, gpuInstanceId: 3, computeInstanceId: 0 };
+    encoder.device({ ref: mig, migProfile: '1g.10gb' });
+    encoder.sample({ ref: mig, time: 1 });
+    replayAll(encoder, decoder, sink);
+    // The XML source makes a fresh ref per document: same fields, another object.
+    encoder.sample({ ref: { ...mig }, time: 2 });
+    encoder.process({ ref: { ...mig }, pid: 7, name: 'python' });
+    encoder.sample({ ref, time: 2 });
+    replayAll(encoder, decoder, sink);
+
+    const refs = calls.map(([, argument]) => (argument as { ref: DeviceRef }).ref);
+    expect(refs[0]).toEqual(mig);
+    expect(refs.slice(0, 4).every((each) => each === refs[0])).toBe(true);
+    expect(Object.isFrozen(refs[0])).toBe(true);
+    expect(refs[4]).toEqual(ref);
+    expect(refs[4]).not.toBe(refs[0]);
+  });
+
+  it('refs that differ in any one field stay apart, an absent field included', () => {
+    const encoder = new CallEncoder();
+    const { sink, calls } = callLog();
+    const variants: DeviceRef[] = [
+      { host: 'node-1' },
+      { host: 'node-2' },
+      { host: 'node-1', uuid: '' },
+      { host: 'node-1', uuid: 'undefined' },
+      { host: 'node-1', pciBusId: '00000000:01:00.0' },
+      { host: 'node-1', index: 0 },
+      { host: 'node-1', index: 1 },
+      { host: 'node-1', index: 0, gpuInstanceId: 1 },
+      { host: 'node-1', index: 0, gpuInstanceId: 1, computeInstanceId: 0 },
+    ];
+    for (const variant of variants) encoder.sample({ ref: variant, time: 1 });
+    replayAll(encoder, new CallDecoder(), sink);
+    const refs = calls.map(([, argument]) => (argument as GpuSample).ref);
+    expect(refs).toEqual(variants);
+    expect(new Set(refs).size).toBe(variants.length);
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * Parsing in a worker thread gives the report that parsing in the main thread gives, byte for
+ * byte: on every corpus file of every format (with workers forced on, so that small files go
+ * through one too), on a synthetic log of many batches, and when the input turns out to be bad.
+ */
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAudit, type AuditOptions } from '../../../src/audit.js';
+import { InputError } from '../../../src/model/errors.js';
+import type { GpuSample, ObservationSink } from '../../../src/model/observations.js';
+import { parseInWorker } from '../../../src/sources/worker/parse-in-worker.js';
+import { MAX_BATCHES_AHEAD, type ParseJob } from '../../../src/sources/worker/protocol.js';
+import { corpusFiles, repoRoot } from '../../helpers/corpus.js';
+import { RecordingSink } from '../../helpers/sink.js';
+
+const BASE: Omit<AuditOptions, 'inputs'> = {
+  timeZone: 'UTC',
+  idleThresholdPct: 5,
+  keepGoing: true,
+  pricing: 'on-demand',
+  now: () => new Date('2026-06-01T00:00:00Z'),
+};
+
+/** The audit's outcome as text: the JSON report, or the error it ended with. */
+async function outcome(inputs: string[], parseWorkers: 'never' | 'always'): Promise<string> {
+  try {
+    const { report, failures } = await runAudit({ ...BASE, inputs, parseWorkers });
+    return JSON.stringify({ report, failures: failures.map((failure) => failure.describe()) }, null, 1);
+  } catch (error) {
+    return error instanceof InputError ? `InputError: ${error.describe()}` : `${String(error)}`;
+  }
+}
+
+const CORPUS_FOLDERS = ['nvidia-smi-xml', 'nvidia-smi-csv', 'nvidia-smi-dmon', 'dcgm-exporter', 'dcgmi', 'prometheus-api'];
+
+describe('the same report from a worker as from the main thread', () => {
+  for (const folder of CORPUS_FOLDERS) {
+    it(`on every file of corpus/${folder}, one audit per file`, async () => {
+      const files = corpusFiles(folder);
+      expect(files.length).toBeGreaterThan(0);
+      for (const file of files) {
+        const inThread = await outcome([file], 'never');
+        expect(await outcome([file], 'always'), path.basename(file)).toBe(inThread);
+      }
+    });
+  }
+
+  it('on the gzipped demo fleet, node_exporter and cAdvisor counters and DCGM scrapes with pod labels', async () => {
+    const demo = readdirSync(path.join(repoRoot, 'fixtures/demo')).filter((name) => name.endsWith('.xml.gz')).map((name) => path.join(repoRoot, 'fixtures/demo', name));
+    const inputs = [
+      ...demo,
+      path.join(repoRoot, 'test/fixtures/node-metrics/node-exporter-federate.prom'),
+      path.join(repoRoot, 'test/fixtures/node-metrics/cadvisor-federate.prom'),
+      path.join(repoRoot, 'test/fixtures/kubernetes/scrapes.prom'),
+    ];
+    const inThread = await outcome(inputs, 'never');
+    expect(inThread).toContain('"gpus"');
+    expect(await outcome(inputs, 'always')).toBe(inThread);
+  });
+});
+
+describe('a log of many batches', () => {
+  let directory: string;
+  let csv: string;
+  /** 8 GPUs x 12,000 rows of about 145 bytes: some 14 MB, fourteen 1 MiB chunks. */
+  const ROWS_PER_GPU = 12_000;
+  beforeAll(() => {
+    directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-worker-'));
+    csv = path.join(directory, 'node-3.csv');
+    writeFileSync(csv, syntheticQueryCsv(ROWS_PER_GPU));
+  });
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('gives the same report, in batches of one chunk each', async () => {
+    const inThread = await outcome([csv], 'never');
+    expect(JSON.parse(inThread).report.gpus).toHaveLength(8);
+    expect(await outcome([csv], 'always')).toBe(inThread);
+  });
+
+  it('never runs more than MAX_BATCHES_AHEAD batches ahead of a slow main thread', async () => {
+    // The sink stalls 2 ms every 1,000 samples: the parser outruns it and must wait for acks.
+    let samples = 0;
+    const sink = new RecordingSink();
+    const slow: ObservationSink = {
+      ...sinkMethods(sink),
+      sample: (sample: GpuSample) => {
+        sink.sample(sample);
+        samples += 1;
+        if (samples % 1_000 === 0) stall(2);
+      },
+    };
+    const result = await parseInWorker(job(csv, 'nvidia-smi-csv'), slow);
+    expect(samples).toBe(8 * ROWS_PER_GPU);
+    expect(result.records).toBe(8 * ROWS_PER_GPU);
+    // One batch per 1 MiB chunk read (the last one partly full).
+    expect(result.batches).toBe(Math.ceil(statSync(csv).size / 2 ** 20));
+    expect(result.mostBatchesAhead).toBe(MAX_BATCHES_AHEAD);
+  });
+
+  it('stops at the first error of the main thread: no call reaches the sink after it', async () => {
+    let samples = 0;
+    const failing: ObservationSink = {
+      ...sinkMethods(new RecordingSink()),
+      sample: () => {
+        samples += 1;
+        if (samples === 5_000) throw new Error('analysis failed');
+      },
+    };
+    await expect(parseInWorker(job(csv, 'nvidia-smi-csv'), failing)).rejects.toThrow('analysis failed');
+    expect(samples).toBe(5_000);
+  });
+
+  it('a truncated gzip: the rows before the damage count, then the same InputError', async () => {
+    const truncatedGzip = path.join(directory, 'node-4.csv.gz');
+    const whole = gzipSync(syntheticQueryCsv(2_000));
+    writeFileSync(truncatedGzip, whole.subarray(0, Math.floor(whole.length * 0.6)));
+    const good = corpusFiles('nvidia-smi-xml')[0]!;
+    // keepGoing: the failure is listed and what was read of the file before it stays in the analysis.
+    const inThread = await outcome([good, truncatedGzip], 'never');
+    expect(inThread).toContain('corrupt or truncated gzip data');
+    expect(await outcome([good, truncatedGzip], 'always')).toBe(inThread);
+  });
+});
+
+describe('errors inside the worker', () => {
+  let directory: string;
+  beforeAll(() => {
+    directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-worker-errors-'));
+  });
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('an InputError comes back as the same InputError: message, file and location', async () => {
+    const broken = path.join(directory, 'broken.xml');
+    writeFileSync(broken, '<?xml version="1.0" ?>\n<nvidia_smi_log>\n<gpu id="00000000:01:00.0">\n<product_name>Tesla T4</product_name>\n</nvidia_smi_log>\n');
+    const errors: InputError[] = [];
+    for (const parseWorkers of ['never', 'always'] as const) {
+      const error = await runAudit({ ...BASE, keepGoing: false, inputs: [broken], parseWorkers }).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(InputError);
+      errors.push(error as InputError);
+    }
+    const [inThread, inWorker] = errors as [InputError, InputError];
+    expect(inThread.location).toBeDefined();
+    expect({ message: inWorker.message, file: inWorker.file, location: inWorker.location, line: inWorker.describe() }).toEqual({
+      message: inThread.message,
+      file: inThread.file,
+      location: inThread.location,
+      line: inThread.describe(),
+    });
+  });
+
+  it('any other error keeps its message and the worker stack', async () => {
+    const file = path.join(directory, 'one.csv');
+    writeFileSync(file, syntheticQueryCsv(1));
+    const error = await parseInWorker(job(file, 'no-such-format'), new RecordingSink()).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(InputError);
+    expect((error as Error).message).toBe('parse worker: no parser of format no-such-format');
+    expect((error as Error).stack).toContain('runParseJob');
+  });
+});
+
+function job(file: string, format: string): ParseJob {
+  return { input: { ref: file, path: file, discovered: false }, format, context: { ref: file, host: 'node-3', timeZone: 'UTC' } };
+}
+
+function sinkMethods(sink: RecordingSink): ObservationSink {
+  return { device: (info) => sink.device(info), sample: (sample) => sink.sample(sample), process: (process) => sink.process(process), warn: (warning) => sink.warn(warning) };
+}
+
+function stall(milliseconds: number): void {
+  const until = performance.now() + milliseconds;
+  while (performance.now() < until);
+}
+
+/**
+ * A `--query-gpu` log of 8 GPUs sampled every 5 s, with utilization and power that vary by
+ * row, so that the report's figures depend on every sample.
+ */
+function syntheticQueryCsv(rowsPerGpu: number): string {
+  const lines = ['timestamp, index, uuid, pci.bus_id, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB], power.draw [W]'];
+  const start = Date.UTC(2026, 4, 1);
+  for (let row = 0; row < rowsPerGpu; row += 1) {
+    const stamp = new Date(start + row * 5_000).toISOString().replace('T', ' ').replace('Z', '').replaceAll('-', '/');
+    for (let gpu = 0; gpu < 8; gpu += 1) {
+      const utilization = (row * 7 + gpu * 13) % 101;
+      lines.push(`${stamp}, ${gpu}, GPU-0000000${gpu}-1111-2222-3333-444444444444, 00000000:${(gpu + 16).toString(16).toUpperCase()}:00.0, NVIDIA H100 80GB HBM3, ${utilization} %, ${(row % 800) * 100} MiB, 81559 MiB, ${(100 + utilization * 5.5).toFixed(2)} W`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
