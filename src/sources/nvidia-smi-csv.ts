@@ -10,7 +10,7 @@ import type { SourceContext, SourceParser } from './types.js';
 import { DeviceInventory, DeviceRefs } from './text/devices.js';
 import { LocalTimestampReader } from './text/local-time.js';
 import { QueryCsvReader } from './text/query-csv.js';
-import type { CellReader, QueryColumn, QuerySchema, SpanReader } from './text/query-csv.js';
+import type { CellReader, InlineNumbers, QueryColumn, QuerySchema, SpanReader } from './text/query-csv.js';
 import {
   isMissingCell,
   isMissingSpan,
@@ -23,58 +23,124 @@ import {
 import { queryCsvParser } from './text/query-csv-parser.js';
 import type { Warn } from './text/warnings.js';
 
-/** One data row being read; reused for every row of a table. */
+/**
+ * The slots of GpuRow.numbers: the readings of every row, which the row loop reads inline
+ * (see InlineNumbers). One slot per power field: the sample takes the preferred one present.
+ */
+const TIME = 0;
+const MEMORY_TOTAL = 1;
+const MEMORY_USED = 2;
+const UTILIZATION = 3;
+const MEMORY_UTILIZATION = 4;
+/** power.draw, power.draw.average, power.draw.instant, in order of preference (see POWER_FIELDS). */
+const POWER = 5;
+const POWER_AVERAGE = 6;
+const POWER_INSTANT = 7;
+const NUMBER_SLOTS = 8;
+
+/** What a slot holds where the row has no value. */
+const NONE = Number.NaN;
+
+function reading(value: number): number | undefined {
+  return Number.isNaN(value) ? undefined : value;
+}
+
+/**
+ * The slots of GpuRow.facts: what names a GPU and its inventory, read from text cells and
+ * written by no two columns of a header alike, so that side by side they form a RepeatedRun.
+ */
+const MODEL = 0;
+const UUID = 1;
+const BUS_ID = 2;
+const INDEX = 3;
+const DRIVER = 4;
+const MIG_MODE = 5;
+const DEVICE_ID = 6;
+const LINK_GENERATION = 7;
+const LINK_WIDTH = 8;
+const FACT_SLOTS = 9;
+
+type Fact = string | number | undefined;
+
+/**
+ * One data row being read; reused for every row of a table. Its values live in two arrays
+ * of slots (the row loop and RepeatedRun write them by slot number); the getters name them
+ * for the sample and the inventory (InventoryFacts).
+ */
 class GpuRow {
-  time: number | undefined;
-  model: string | undefined;
-  uuid: string | undefined;
-  pciBusId: string | undefined;
-  index: number | undefined;
-  memoryTotalMiB: number | undefined;
-  memoryUsedMiB: number | undefined;
-  utilizationPct: number | undefined;
-  memoryUtilizationPct: number | undefined;
-  powerW: number | undefined;
-  /** Which power field `powerW` came from; a better one replaces it (see POWER_PREFERENCE). */
-  powerRank = 0;
-  migMode: MigMode | undefined;
-  driverVersion: string | undefined;
-  pciDeviceId: string | undefined;
-  pcieLinkMaxGeneration: number | undefined;
-  pcieLinkMaxWidth: number | undefined;
+  /** The readings, by the slots above; NaN: none in this row. */
+  readonly numbers = new Float64Array(NUMBER_SLOTS).fill(NONE);
+  readonly facts = new Array<Fact>(FACT_SLOTS).fill(undefined);
 
   constructor(readonly timestamps: LocalTimestampReader) {}
 
+  get model(): string | undefined {
+    return this.facts[MODEL] as string | undefined;
+  }
+
+  get uuid(): string | undefined {
+    return this.facts[UUID] as string | undefined;
+  }
+
+  get pciBusId(): string | undefined {
+    return this.facts[BUS_ID] as string | undefined;
+  }
+
+  get index(): number | undefined {
+    return this.facts[INDEX] as number | undefined;
+  }
+
+  get driverVersion(): string | undefined {
+    return this.facts[DRIVER] as string | undefined;
+  }
+
+  get migMode(): MigMode | undefined {
+    return this.facts[MIG_MODE] as MigMode | undefined;
+  }
+
+  get pciDeviceId(): string | undefined {
+    return this.facts[DEVICE_ID] as string | undefined;
+  }
+
+  get pcieLinkMaxGeneration(): number | undefined {
+    return this.facts[LINK_GENERATION] as number | undefined;
+  }
+
+  get pcieLinkMaxWidth(): number | undefined {
+    return this.facts[LINK_WIDTH] as number | undefined;
+  }
+
+  /** An inventory fact as well as a reading. */
+  get memoryTotalMiB(): number | undefined {
+    return reading(this.numbers[MEMORY_TOTAL]!);
+  }
+
+  /** Loops, not fill(): for a few slots per row the builtin call costs more than the stores. */
   reset(): void {
-    this.time = undefined;
-    this.model = undefined;
-    this.uuid = undefined;
-    this.pciBusId = undefined;
-    this.index = undefined;
-    this.memoryTotalMiB = undefined;
-    this.memoryUsedMiB = undefined;
-    this.utilizationPct = undefined;
-    this.memoryUtilizationPct = undefined;
-    this.powerW = undefined;
-    this.powerRank = 0;
-    this.migMode = undefined;
-    this.driverVersion = undefined;
-    this.pciDeviceId = undefined;
-    this.pcieLinkMaxGeneration = undefined;
-    this.pcieLinkMaxWidth = undefined;
+    const { numbers, facts } = this;
+    for (let slot = 0; slot < NUMBER_SLOTS; slot += 1) numbers[slot] = NONE;
+    for (let slot = 0; slot < FACT_SLOTS; slot += 1) facts[slot] = undefined;
   }
 }
-
-type NumericField = 'memoryTotalMiB' | 'memoryUsedMiB' | 'utilizationPct' | 'memoryUtilizationPct';
 
 /**
  * Since driver 530 `power.draw` is the one-second average and `.instant` a single
  * reading; older drivers and some boards fill only one of them. Prefer the plain field,
- * then the average, then the instant reading.
+ * then the average, then the instant reading; a field given twice counts where first readable.
  */
-const POWER_PREFERENCE = { 'power.draw': 3, 'power.draw.average': 2, 'power.draw.instant': 1 } as const;
+const POWER_FIELDS = { 'power.draw': POWER, 'power.draw.average': POWER_AVERAGE, 'power.draw.instant': POWER_INSTANT } as const;
 
-type LinkField = 'pcieLinkMaxGeneration' | 'pcieLinkMaxWidth';
+/** The numeric columns read inline, into GpuRow.numbers (the span readers below are their reference). */
+const INLINE_COLUMNS: InlineNumbers<GpuRow>['columns'] = {
+  timestamp: { slot: TIME, kind: 'local-time' },
+  'memory.total': { slot: MEMORY_TOTAL, kind: 'quantity' },
+  'memory.used': { slot: MEMORY_USED, kind: 'quantity' },
+  'utilization.gpu': { slot: UTILIZATION, kind: 'quantity' },
+  'utilization.memory': { slot: MEMORY_UTILIZATION, kind: 'quantity' },
+  'power.draw': { slot: POWER, kind: 'first-quantity' },
+  'power.draw.average': { slot: POWER_AVERAGE, kind: 'first-quantity' },
+  'power.draw.instant': { slot: POWER_INSTANT, kind: 'first-quantity' },
+};
 
 const MIG_MODES: Readonly<Record<string, MigMode>> = { Enabled: 'enabled', Disabled: 'disabled' };
 
@@ -86,61 +152,61 @@ const MIG_MODES: Readonly<Record<string, MigMode>> = { Enabled: 'enabled', Disab
 const GPU_READERS: Readonly<Record<string, CellReader<GpuRow>>> = {
   'mig.mode.current': (row, cell) => {
     if (isMissingCell(cell)) return true;
-    row.migMode = MIG_MODES[cell];
-    return row.migMode !== undefined;
+    const mode = MIG_MODES[cell];
+    row.facts[MIG_MODE] = mode;
+    return mode !== undefined;
   },
   'pci.device_id': (row, cell) => {
     if (isMissingCell(cell)) return true;
-    row.pciDeviceId = normalisePciDeviceId(cell);
-    return row.pciDeviceId !== undefined;
+    const id = normalisePciDeviceId(cell);
+    row.facts[DEVICE_ID] = id;
+    return id !== undefined;
   },
 };
 
 /*
  * The columns every row of a long log has, read in place (see SpanReader): numbers and
- * timestamps from the characters, names, UUIDs and bus ids compared with the few a log
- * repeats. The PCIe link columns (`.max`: the fastest link the GPU and its slot support, as
+ * timestamps from the characters (the row loop reads their plain shapes itself, see
+ * INLINE_COLUMNS, and leaves the rest to these), names, UUIDs and bus ids compared with the
+ * few a log repeats. The PCIe link columns (`.max`: the fastest link the GPU and its slot support, as
  * the XML's max_link_gen / max_link_width; the `.current` ones drop while the GPU idles) are
  * here too, being numbers.
  */
 
-function quantitySpan(field: NumericField): SpanReader<GpuRow> {
+function quantitySpan(slot: number): SpanReader<GpuRow> {
   return (row, text, start, end, unit) => {
     const value = parseQuantitySpan(text, start, end, unit);
     if (value === undefined) return true;
     if (Number.isNaN(value)) return false;
-    row[field] = value;
+    row.numbers[slot] = value;
     return true;
   };
 }
 
-function powerSpan(rank: number): SpanReader<GpuRow> {
+function powerSpan(slot: number): SpanReader<GpuRow> {
   return (row, text, start, end, unit) => {
     const value = parseQuantitySpan(text, start, end, unit);
     if (value === undefined) return true;
     if (Number.isNaN(value)) return false;
-    if (rank > row.powerRank) {
-      row.powerW = value;
-      row.powerRank = rank;
-    }
+    if (Number.isNaN(row.numbers[slot])) row.numbers[slot] = value;
     return true;
   };
 }
 
-function textSpan(field: 'model' | 'uuid' | 'driverVersion'): SpanReader<GpuRow> {
+function textSpan(slot: number): SpanReader<GpuRow> {
   const seen = new SpanCache<string>((cell) => cell);
   return (row, text, start, end) => {
-    if (!isMissingSpan(text, start, end)) row[field] = seen.get(text, start, end);
+    if (!isMissingSpan(text, start, end)) row.facts[slot] = seen.get(text, start, end);
     return true;
   };
 }
 
-function countSpan(field: LinkField): SpanReader<GpuRow> {
+function countSpan(slot: number): SpanReader<GpuRow> {
   return (row, text, start, end) => {
     if (isMissingSpan(text, start, end)) return true;
     const value = parseCountSpan(text, start, end);
     if (Number.isNaN(value)) return false;
-    row[field] = value;
+    row.facts[slot] = value;
     return true;
   };
 }
@@ -149,8 +215,9 @@ function busIdSpan(): SpanReader<GpuRow> {
   const seen = new SpanCache(normalisePciBusId);
   return (row, text, start, end) => {
     if (isMissingSpan(text, start, end)) return true;
-    row.pciBusId = seen.get(text, start, end);
-    return row.pciBusId !== undefined;
+    const busId = seen.get(text, start, end);
+    row.facts[BUS_ID] = busId;
+    return busId !== undefined;
   };
 }
 
@@ -158,32 +225,28 @@ function gpuSpanReaders(): Readonly<Record<string, SpanReader<GpuRow>>> {
   return {
     timestamp: (row, text, start, end) => {
       if (isMissingSpan(text, start, end)) return true;
-      row.time = row.timestamps.readSpan(text, start, end);
-      return row.time !== undefined;
-    },
-    name: textSpan('model'),
-    gpu_name: textSpan('model'),
-    uuid: textSpan('uuid'),
-    gpu_uuid: textSpan('uuid'),
-    'pci.bus_id': busIdSpan(),
-    gpu_bus_id: busIdSpan(),
-    index: (row, text, start, end) => {
-      if (isMissingSpan(text, start, end)) return true;
-      const index = parseCountSpan(text, start, end);
-      if (Number.isNaN(index)) return false;
-      row.index = index;
+      const time = row.timestamps.readSpan(text, start, end);
+      if (time === undefined) return false;
+      row.numbers[TIME] = time;
       return true;
     },
-    'memory.total': quantitySpan('memoryTotalMiB'),
-    'memory.used': quantitySpan('memoryUsedMiB'),
-    'utilization.gpu': quantitySpan('utilizationPct'),
-    'utilization.memory': quantitySpan('memoryUtilizationPct'),
-    'power.draw': powerSpan(POWER_PREFERENCE['power.draw']),
-    'power.draw.average': powerSpan(POWER_PREFERENCE['power.draw.average']),
-    'power.draw.instant': powerSpan(POWER_PREFERENCE['power.draw.instant']),
-    driver_version: textSpan('driverVersion'),
-    'pcie.link.gen.max': countSpan('pcieLinkMaxGeneration'),
-    'pcie.link.width.max': countSpan('pcieLinkMaxWidth'),
+    name: textSpan(MODEL),
+    gpu_name: textSpan(MODEL),
+    uuid: textSpan(UUID),
+    gpu_uuid: textSpan(UUID),
+    'pci.bus_id': busIdSpan(),
+    gpu_bus_id: busIdSpan(),
+    index: countSpan(INDEX),
+    'memory.total': quantitySpan(MEMORY_TOTAL),
+    'memory.used': quantitySpan(MEMORY_USED),
+    'utilization.gpu': quantitySpan(UTILIZATION),
+    'utilization.memory': quantitySpan(MEMORY_UTILIZATION),
+    'power.draw': powerSpan(POWER_FIELDS['power.draw']),
+    'power.draw.average': powerSpan(POWER_FIELDS['power.draw.average']),
+    'power.draw.instant': powerSpan(POWER_FIELDS['power.draw.instant']),
+    driver_version: textSpan(DRIVER),
+    'pcie.link.gen.max': countSpan(LINK_GENERATION),
+    'pcie.link.width.max': countSpan(LINK_WIDTH),
   };
 }
 
@@ -215,20 +278,24 @@ const GPU_SCHEMA: QuerySchema<GpuRow> = {
   readers: GPU_READERS,
   spanReaders: gpuSpanReaders,
   runnable: {
-    name: 'model',
-    gpu_name: 'model',
-    uuid: 'uuid',
-    gpu_uuid: 'uuid',
-    'pci.bus_id': 'pciBusId',
-    gpu_bus_id: 'pciBusId',
-    index: 'index',
-    driver_version: 'driverVersion',
-    'mig.mode.current': 'migMode',
-    'pci.device_id': 'pciDeviceId',
-    'pcie.link.gen.max': 'pcieLinkMaxGeneration',
-    'pcie.link.width.max': 'pcieLinkMaxWidth',
+    columns: {
+      name: MODEL,
+      gpu_name: MODEL,
+      uuid: UUID,
+      gpu_uuid: UUID,
+      'pci.bus_id': BUS_ID,
+      gpu_bus_id: BUS_ID,
+      index: INDEX,
+      driver_version: DRIVER,
+      'mig.mode.current': MIG_MODE,
+      'pci.device_id': DEVICE_ID,
+      'pcie.link.gen.max': LINK_GENERATION,
+      'pcie.link.width.max': LINK_WIDTH,
+    },
+    values: (row) => row.facts,
   },
   exampleHeader: 'timestamp, name, uuid, index, memory.total [MiB], memory.used [MiB], utilization.gpu [%], power.draw [W]',
+  inline: { columns: INLINE_COLUMNS, values: (row) => row.numbers, timestamps: (row) => row.timestamps },
   rowFields: new Set(['timestamp']),
   accepts: isGpuQueryHeader,
 };
@@ -254,13 +321,28 @@ export function createGpuQueryReader(context: SourceContext, sink: ObservationSi
       const ref = refs.get(row.uuid, row.pciBusId, row.index);
       inventory.report(ref, row);
       if (!emitsSamples) return;
+      const { numbers } = row;
+      const time = numbers[TIME]!;
+      const utilizationPct = numbers[UTILIZATION]!;
+      const memoryUtilizationPct = numbers[MEMORY_UTILIZATION]!;
+      const memoryUsedMiB = numbers[MEMORY_USED]!;
+      const memoryTotalMiB = numbers[MEMORY_TOTAL]!;
+      const powerW = reading(numbers[POWER]!) ?? reading(numbers[POWER_AVERAGE]!) ?? reading(numbers[POWER_INSTANT]!);
+      const complete = !Number.isNaN(time) && !Number.isNaN(utilizationPct) && !Number.isNaN(memoryUtilizationPct)
+        && !Number.isNaN(memoryUsedMiB) && !Number.isNaN(memoryTotalMiB) && powerW !== undefined;
+      if (complete) {
+        // Every reading present, as on most rows of a full log: the object built below, as one
+        // literal (one allocation instead of a shape change per property added).
+        sink.sample({ ref, time, utilizationPct, memoryUtilizationPct, memoryUsedMiB, memoryTotalMiB, powerW });
+        return;
+      }
       const sample: GpuSample = { ref };
-      if (row.time !== undefined) sample.time = row.time;
-      if (row.utilizationPct !== undefined) sample.utilizationPct = row.utilizationPct;
-      if (row.memoryUtilizationPct !== undefined) sample.memoryUtilizationPct = row.memoryUtilizationPct;
-      if (row.memoryUsedMiB !== undefined) sample.memoryUsedMiB = row.memoryUsedMiB;
-      if (row.memoryTotalMiB !== undefined) sample.memoryTotalMiB = row.memoryTotalMiB;
-      if (row.powerW !== undefined) sample.powerW = row.powerW;
+      if (!Number.isNaN(time)) sample.time = time;
+      if (!Number.isNaN(utilizationPct)) sample.utilizationPct = utilizationPct;
+      if (!Number.isNaN(memoryUtilizationPct)) sample.memoryUtilizationPct = memoryUtilizationPct;
+      if (!Number.isNaN(memoryUsedMiB)) sample.memoryUsedMiB = memoryUsedMiB;
+      if (!Number.isNaN(memoryTotalMiB)) sample.memoryTotalMiB = memoryTotalMiB;
+      if (powerW !== undefined) sample.powerW = powerW;
       sink.sample(sample);
     },
   }, warn);

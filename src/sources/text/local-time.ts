@@ -6,12 +6,19 @@
  * gives what parseLocalTimestamp gives for the whole text (tested against it).
  */
 import { parseLocalTimestamp } from '../timestamps.js';
+import { isSeparatorAt } from './values.js';
 
 const ZERO = 0x30;
 const NINE = 0x39;
 
 /** `YYYY/MM/DD HH:MM` */
 const MINUTE_CHARS = 16;
+/** `YYYY/MM/DD HH:MM:SS` */
+const SECOND_CHARS = 19;
+/** `.mmm` */
+const MILLIS_CHARS = 4;
+const DOT = 0x2e;
+const SPACE = 0x20;
 
 function digitAt(text: string, position: number): number {
   const code = text.charCodeAt(position);
@@ -21,6 +28,13 @@ function digitAt(text: string, position: number): number {
 export class LocalTimestampReader {
   private minutePrefix = '';
   private minuteStartMs: number | undefined;
+  /**
+   * The character codes of minutePrefix, for scanCell: comparing a cell with these costs half
+   * the charCodeAt calls of comparing it with the string, and cuts no string out per row.
+   */
+  private readonly minuteCodes = new Uint16Array(MINUTE_CHARS);
+  /** The time of the cell `scanCell` last accepted, epoch ms. */
+  value = 0;
 
   constructor(private readonly timeZone: string) {}
 
@@ -30,9 +44,35 @@ export class LocalTimestampReader {
     if (secondsMs === undefined) return parseLocalTimestamp(text, this.timeZone);
     if (!text.startsWith(this.minutePrefix) || this.minutePrefix === '') {
       this.minutePrefix = text.slice(0, MINUTE_CHARS);
+      for (let offset = 0; offset < MINUTE_CHARS; offset += 1) this.minuteCodes[offset] = text.charCodeAt(offset);
       this.minuteStartMs = parseLocalTimestamp(`${this.minutePrefix}:00`, this.timeZone);
     }
     return this.minuteStartMs === undefined ? undefined : this.minuteStartMs + secondsMs;
+  }
+
+  /**
+   * For the row loop of a log: where the timestamp cell starting at `start` ends (its ", ",
+   * or lineEnd), with its time in `value`, when it is `YYYY/MM/DD HH:MM:SS[.mmm]` of the
+   * minute read last; -1 for anything else, which the caller reads with readSpan. Such a cell
+   * starts as that minute (never with a space), ends with a digit and holds no ", ", so it is
+   * the same text however the line is cut and trimmed, and readSpan would give the same time
+   * (minute start + seconds).
+   */
+  scanCell(text: string, start: number, lineEnd: number): number {
+    const minuteStartMs = this.minuteStartMs;
+    const minute = this.minuteCodes;
+    // A minute read from untrimmed text (read() is public) could start with a space, which a cell cannot.
+    if (minuteStartMs === undefined || minute[0] === SPACE) return -1;
+    let end = start + SECOND_CHARS;
+    if (end < lineEnd && text.charCodeAt(end) === DOT) end += MILLIS_CHARS;
+    if (end > lineEnd || (end !== lineEnd && !isSeparatorAt(text, end, lineEnd))) return -1;
+    for (let offset = 0; offset < MINUTE_CHARS; offset += 1) {
+      if (text.charCodeAt(start + offset) !== minute[offset]) return -1;
+    }
+    const secondsMs = secondsWithinMinute(text, start, end);
+    if (secondsMs === undefined) return -1;
+    this.value = minuteStartMs + secondsMs;
+    return end;
   }
 
   /**

@@ -6,10 +6,13 @@
  * the header once; concatenated logs repeat it, possibly with other fields.
  *
  * What each field means lives with each format (a table of cell readers); this file only
- * finds the header, maps columns to readers once per header, and walks rows.
+ * finds the header, maps columns to readers once per header, and walks rows (reading the
+ * plain cells of the numeric columns a format marks inline itself, see InlineNumbers).
  */
 import { InputError } from '../../model/errors.js';
+import type { LocalTimestampReader } from './local-time.js';
 import { RepeatedRun, type RunnableColumns } from './repeated-run.js';
+import { isPlainUnit, QuantityCells, unitCodes } from './values.js';
 import type { Warn } from './warnings.js';
 
 export const CELL_SEPARATOR = ', ';
@@ -33,6 +36,29 @@ export type CellReader<Row> = (row: Row, cell: string, unit: string | undefined)
  */
 export type SpanReader<Row> = (row: Row, text: string, start: number, end: number, unit: string | undefined) => boolean;
 
+/**
+ * How the row loop reads a numeric column itself: `quantity` as parseQuantitySpan, the last
+ * value of the row wins; `first-quantity` the same where the first one wins; `local-time` as
+ * LocalTimestampReader.readSpan.
+ */
+export type InlineNumberKind = 'quantity' | 'first-quantity' | 'local-time';
+
+/**
+ * The numeric hot columns of long logs, read in the row loop in one pass per cell (value and
+ * cell end together, see QuantityCells and LocalTimestampReader.scanCell) into a row's number
+ * slots instead of through a reader per cell. Only the plain shapes are read so; any other
+ * cell of such a column ([N/A], odd spacing) goes to its span reader, which must write the same
+ * slot: the span readers stay the reference.
+ */
+export interface InlineNumbers<Row> {
+  /** Field -> its slot in `values(row)` and how it reads. */
+  columns: Readonly<Record<string, { slot: number; kind: InlineNumberKind }>>;
+  /** The row's number slots, NaN where the row has no value (cleared by the row's reset). */
+  values(row: Row): Float64Array;
+  /** The reader of `local-time` columns. */
+  timestamps?(row: Row): LocalTimestampReader;
+}
+
 export interface QuerySchema<Row> {
   /** The nvidia-smi switch, for messages: `--query-gpu`. */
   query: string;
@@ -44,10 +70,17 @@ export interface QuerySchema<Row> {
    */
   spanReaders?: () => Readonly<Record<string, SpanReader<Row>>>;
   /**
-   * Columns whose reader writes one row property from the cell text alone (names, ids):
-   * side by side, they are read once per distinct text and replayed (see RepeatedRun).
+   * Columns whose reader writes one slot of the row's run values from the cell text alone
+   * (names, ids): side by side, they are read once per distinct text and replayed (see
+   * RepeatedRun).
    */
-  runnable?: RunnableColumns<Row>;
+  runnable?: {
+    columns: RunnableColumns;
+    /** The row's run values, cleared by the row's reset. */
+    values(row: Row): unknown[];
+  };
+  /** Numeric columns read in the row loop itself (each also needs a span reader). */
+  inline?: InlineNumbers<Row>;
   /** A header this schema can read, shown when an input has none. */
   exampleHeader: string;
   /**
@@ -66,6 +99,14 @@ const HEADER_CELL = /^([a-z][A-Za-z0-9_.]*)(?: \[([^\]]+)\])?$/;
 const LOWER_A = 0x61;
 const LOWER_Z = 0x7a;
 const SPACE = 0x20;
+
+/** What the row loop does with a column (see readRow). */
+const SKIP = 0;
+const READ = 1;
+const QUANTITY = 2;
+const FIRST_QUANTITY = 3;
+const LOCAL_TIME = 4;
+const INLINE_KINDS: Readonly<Record<InlineNumberKind, number>> = { quantity: QUANTITY, 'first-quantity': FIRST_QUANTITY, 'local-time': LOCAL_TIME };
 
 /**
  * Columns of a header line, or undefined when the line is not one (a data row, a help
@@ -110,9 +151,18 @@ export class QueryCsvReader<Row> {
   private readers: (SpanReader<Row> | undefined)[] = [];
   private readonly spanReaders: Readonly<Record<string, SpanReader<Row>>>;
   /** The identity columns of the current header, read once per distinct text. */
-  private run: RepeatedRun<Row> | undefined;
+  private run: RepeatedRun | undefined;
+  private readonly runValues: unknown[];
   private units: (string | undefined)[] = [];
   private fields: string[] = [];
+  /** Per column of the current header: SKIP, READ or an inline kind, and its number slot. */
+  private kinds: number[] = [];
+  private slots: number[] = [];
+  /** Per column: its unit as QuantityCells reads it. */
+  private columnUnits: Uint16Array[] = [];
+  private readonly numbers: Float64Array;
+  private readonly timestamps: LocalTimestampReader | undefined;
+  private readonly quantities = new QuantityCells();
   private dataRows = 0;
   /** Cells that could not be read on the current line, reported once the row is known to be whole. */
   private readonly badCells: number[] = [];
@@ -130,6 +180,9 @@ export class QueryCsvReader<Row> {
     private readonly warn: Warn,
   ) {
     this.spanReaders = schema.spanReaders?.() ?? {};
+    this.numbers = schema.inline?.values(row) ?? new Float64Array(0);
+    this.runValues = schema.runnable?.values(row) ?? [];
+    this.timestamps = schema.inline?.timestamps?.(row);
   }
 
   /** Data rows read (records). */
@@ -189,9 +242,32 @@ export class QueryCsvReader<Row> {
     this.fields = columns.map((column) => column.field);
     this.units = columns.map((column) => column.unit);
     this.readers = columns.map((column) => this.readerOf(column.field));
-    this.run = this.schema.runnable === undefined ? undefined : RepeatedRun.of(this.fields, this.schema.runnable);
+    this.run = this.schema.runnable === undefined ? undefined : RepeatedRun.of(this.fields, this.schema.runnable.columns);
+    this.kinds = columns.map((column, index) => this.kindOf(column, index));
+    this.slots = columns.map((column) => this.inlineColumn(column.field)?.slot ?? -1);
+    this.columnUnits = columns.map((column) => unitCodes(column.unit));
     this.handlers.header?.(columns, lineNumber);
     return true;
+  }
+
+  private inlineColumn(field: string): { slot: number; kind: InlineNumberKind } | undefined {
+    const columns = this.schema.inline?.columns;
+    return columns !== undefined && Object.hasOwn(columns, field) ? columns[field] : undefined;
+  }
+
+  /**
+   * Inline where the schema says so, the column has its reference reader, lies outside the
+   * identity run (replayed as a whole) and its unit is one QuantityCells can match.
+   */
+  private kindOf(column: QueryColumn, index: number): number {
+    const reader = this.readers[index];
+    if (reader === undefined) return SKIP;
+    const inline = this.inlineColumn(column.field);
+    const run = this.run;
+    const inRun = run !== undefined && index >= run.first && index < run.first + run.count;
+    if (inline === undefined || inRun) return READ;
+    if (inline.kind === 'local-time') return this.timestamps === undefined ? READ : LOCAL_TIME;
+    return isPlainUnit(column.unit) ? INLINE_KINDS[inline.kind] : READ;
   }
 
   private readerOf(field: string): SpanReader<Row> | undefined {
@@ -220,8 +296,8 @@ export class QueryCsvReader<Row> {
 
   /** Reads the data row text[lineStart, lineEnd). */
   private readRow(text: string, lineStart: number, lineEnd: number, lineNumber: number): void {
-    const { row, readers, units, badCells, badTexts } = this;
-    const columnCount = readers.length;
+    const { row, badCells, badTexts, kinds, slots, numbers, quantities, columnUnits } = this;
+    const columnCount = kinds.length;
     this.handlers.reset(row);
     if (badCells.length > 0) {
       badCells.length = 0;
@@ -236,7 +312,7 @@ export class QueryCsvReader<Row> {
     let runBadCells = 0;
     for (;;) {
       if (cellIndex === runFirst) {
-        const next = run!.replay(row, text, start, lineEnd);
+        const next = run!.replay(this.runValues, text, start, lineEnd);
         if (next !== -1) {
           cellIndex += run!.count;
           start = next;
@@ -245,23 +321,32 @@ export class QueryCsvReader<Row> {
         runStart = start;
         runBadCells = badCells.length;
       }
-      let separator = this.nextSeparator(text, start);
-      if (separator >= lineEnd) separator = -1; // the next line's
-      const end = separator === -1 ? lineEnd : separator;
-      const reader = cellIndex < columnCount ? readers[cellIndex] : undefined;
-      if (reader !== undefined) {
-        // Trim by index: span readers read in place, the others slice the cell they want.
-        let cellStart = start;
-        let cellEnd = end;
-        while (cellStart < cellEnd && text.charCodeAt(cellStart) === SPACE) cellStart += 1;
-        while (cellEnd > cellStart && text.charCodeAt(cellEnd - 1) === SPACE) cellEnd -= 1;
-        if (!reader(row, text, cellStart, cellEnd, units[cellIndex])) {
-          badCells.push(cellIndex);
-          badTexts.push(text.slice(cellStart, cellEnd));
+      const kind = cellIndex < columnCount ? kinds[cellIndex]! : SKIP;
+      if (kind > READ) {
+        // A plain number or timestamp: value and cell end in one pass, no reader call.
+        let value = 0;
+        let cellEnd = -1;
+        if (kind === LOCAL_TIME) {
+          cellEnd = this.timestamps!.scanCell(text, start, lineEnd);
+          value = this.timestamps!.value;
+        } else {
+          cellEnd = quantities.read(text, start, lineEnd, columnUnits[cellIndex]!);
+          value = quantities.value;
+        }
+        if (cellEnd !== -1) {
+          const slot = slots[cellIndex]!;
+          if (kind !== FIRST_QUANTITY || Number.isNaN(numbers[slot])) numbers[slot] = value;
+          cellIndex += 1;
+          if (cellEnd === lineEnd) break;
+          start = cellEnd + CELL_SEPARATOR.length;
+          continue;
         }
       }
+      let separator = this.nextSeparator(text, start);
+      if (separator >= lineEnd) separator = -1; // the next line's
+      if (kind !== SKIP) this.readCell(text, start, separator === -1 ? lineEnd : separator, cellIndex); // READ, or an inline cell of another shape
       if (cellIndex === runLast && runStart !== -1) {
-        if (separator !== -1 && badCells.length === runBadCells) run!.remember(row, text, runStart, separator);
+        if (separator !== -1 && badCells.length === runBadCells) run!.remember(this.runValues, text, runStart, separator);
         runStart = -1;
       }
       cellIndex += 1;
@@ -274,6 +359,19 @@ export class QueryCsvReader<Row> {
     }
     if (badCells.length > 0 && !this.reportBadCells(lineNumber)) return;
     if (this.handlers.emit(row, lineNumber) !== false) this.dataRows += 1;
+  }
+
+  /** Reads the cell text[start, end) of column `cellIndex` with its reader, noting it when unreadable. */
+  private readCell(text: string, start: number, end: number, cellIndex: number): void {
+    // Trim by index: span readers read in place, the others slice the cell they want.
+    let cellStart = start;
+    let cellEnd = end;
+    while (cellStart < cellEnd && text.charCodeAt(cellStart) === SPACE) cellStart += 1;
+    while (cellEnd > cellStart && text.charCodeAt(cellEnd - 1) === SPACE) cellEnd -= 1;
+    if (!this.readers[cellIndex]!(this.row, text, cellStart, cellEnd, this.units[cellIndex])) {
+      this.badCells.push(cellIndex);
+      this.badTexts.push(text.slice(cellStart, cellEnd));
+    }
   }
 
   /** Warns about the unreadable cells of a line; false when one of them costs the whole row. */

@@ -7,9 +7,13 @@
  *
  * Exact by construction: a run is only replayed for identical text up to and including the
  * ", " that ends it (so the same cells, split and trimmed the same way), only runs whose every
- * cell was readable are remembered, and a run only holds columns whose reader writes one row
- * property of its own that no other column of the header writes. Since rows are reset before
- * reading, those properties hold exactly what the run's readers wrote.
+ * cell was readable are remembered, and a run only holds columns whose reader writes one slot
+ * of the row's run values of its own that no other column of the header writes. Since rows
+ * are reset before reading, those slots hold exactly what the run's readers wrote.
+ *
+ * Slots of an array rather than named properties: replaying writes one array element per
+ * column, where writing properties by a name held in a variable cost V8 a generic (megamorphic)
+ * store each, several times as much (measured on a 100 MB log).
  */
 import { detached } from '../xml/detached.js';
 
@@ -20,10 +24,10 @@ const CAPACITY = 64;
 /** A run of one column saves nothing over reading it. */
 const MIN_COLUMNS = 2;
 
-/** Column field -> the row property its reader writes, for the columns that may form a run. */
-export type RunnableColumns<Row> = Readonly<Record<string, keyof Row>>;
+/** Column field -> the slot of the row's run values its reader writes, for the columns that may form a run. */
+export type RunnableColumns = Readonly<Record<string, number>>;
 
-export class RepeatedRun<Row> {
+export class RepeatedRun {
   private readonly texts: string[] = [];
   private readonly values: unknown[][] = [];
   private lastHit = 0;
@@ -34,12 +38,12 @@ export class RepeatedRun<Row> {
     readonly first: number,
     /** Columns in the run. */
     readonly count: number,
-    private readonly properties: readonly (keyof Row)[],
+    private readonly slots: readonly number[],
   ) {}
 
   /** The longest run of side-by-side runnable columns of a header, or undefined when there is none worth it. */
-  static of<Row>(fields: readonly string[], runnable: RunnableColumns<Row>): RepeatedRun<Row> | undefined {
-    const writers = new Map<keyof Row, number>();
+  static of(fields: readonly string[], runnable: RunnableColumns): RepeatedRun | undefined {
+    const writers = new Map<number, number>();
     for (const field of fields) {
       if (Object.hasOwn(runnable, field)) writers.set(runnable[field]!, (writers.get(runnable[field]!) ?? 0) + 1);
     }
@@ -52,15 +56,16 @@ export class RepeatedRun<Row> {
       first += Math.max(1, count);
     }
     if (best === undefined) return undefined;
-    const properties = fields.slice(best.first, best.first + best.count).map((field) => runnable[field]!);
-    return new RepeatedRun(best.first, best.count, properties);
+    const slots = fields.slice(best.first, best.first + best.count).map((field) => runnable[field]!);
+    return new RepeatedRun(best.first, best.count, slots);
   }
 
   /**
    * When text[start...] is a remembered run followed by ", " inside the line: writes what its
-   * readers wrote into `row` and returns where the cell after the run starts; else -1.
+   * readers wrote into the row's run values and returns where the cell after the run starts;
+   * else -1.
    */
-  replay(row: Row, text: string, start: number, lineEnd: number): number {
+  replay(target: unknown[], text: string, start: number, lineEnd: number): number {
     const { texts } = this;
     const count = texts.length;
     for (let probe = 0, slot = this.lastHit; probe < count; probe += 1) {
@@ -70,20 +75,20 @@ export class RepeatedRun<Row> {
       if (after + 1 < lineEnd && text.charCodeAt(after) === COMMA && text.charCodeAt(after + 1) === SPACE && text.substring(start, after) === run) {
         this.lastHit = slot;
         const values = this.values[slot]!;
-        const { properties } = this;
-        for (let position = 0; position < properties.length; position += 1) row[properties[position]!] = values[position] as Row[keyof Row];
+        const { slots } = this;
+        for (let position = 0; position < slots.length; position += 1) target[slots[position]!] = values[position];
         return after + 2;
       }
     }
     return -1;
   }
 
-  /** Remembers text[start, separator) as a run, with what its readers wrote into `row`. */
-  remember(row: Row, text: string, start: number, separator: number): void {
+  /** Remembers text[start, separator) as a run, with what its readers wrote into the row's run values. */
+  remember(target: readonly unknown[], text: string, start: number, separator: number): void {
     const slot = this.texts.length < CAPACITY ? this.texts.length : this.nextSlot;
     if (this.texts.length >= CAPACITY) this.nextSlot = (this.nextSlot + 1) % CAPACITY;
     this.texts[slot] = detached(text.slice(start, separator)); // not the chunk it was cut from
-    this.values[slot] = this.properties.map((property) => row[property]);
+    this.values[slot] = this.slots.map((column) => target[column]);
     this.lastHit = slot;
   }
 }

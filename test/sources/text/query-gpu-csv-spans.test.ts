@@ -149,4 +149,81 @@ describe('--query-gpu CSV read in place', () => {
     expect(out.devices.map((device) => device.model)).toEqual(['H100', 'A100', 'H100']);
     expect(out.samples.map((sample) => sample.utilizationPct)).toEqual([1, 2, 3]);
   });
+
+  it('reads the timestamp of each row when the minute, the hour or the day changes mid-log (the row loop reuses the minute before)', async () => {
+    const gpu = (stamp: string, tick: number): string => `${stamp}, NVIDIA H100, ${UUID_A}, 00000000:01:00.0, 0, 81559 MiB, ${tick} MiB, ${tick} %, 70.5 W`;
+    const stamps = ['2026/07/14 23:59:58.900', '2026/07/14 23:59:59.900', '2026/07/15 00:00:00.900', '2026/07/15 00:00:01', '2026/07/15 00:01:00.000', '2026/07/15 00:01:00.001'];
+    const out = await parse(`${[HEADER, ...stamps.map(gpu)].join('\n')}\n`);
+    expect(out.samples.map((sample) => sample.time)).toEqual([
+      Date.UTC(2026, 6, 14, 23, 59, 58, 900),
+      Date.UTC(2026, 6, 14, 23, 59, 59, 900),
+      Date.UTC(2026, 6, 15, 0, 0, 0, 900), // a new day, hour and minute at once
+      Date.UTC(2026, 6, 15, 0, 0, 1), // no milliseconds
+      Date.UTC(2026, 6, 15, 0, 1, 0, 0),
+      Date.UTC(2026, 6, 15, 0, 1, 0, 1),
+    ]);
+  });
+
+  it('tells apart GPUs whose identity text differs from the row before by one character', async () => {
+    // Two GPUs whose uuids differ in the last character only, then a bus id and an index one character apart.
+    const uuidC = `${UUID_A.slice(0, -1)}3`;
+    const header = 'timestamp, name, uuid, pci.bus_id, index, utilization.gpu [%]';
+    const rows = [
+      `2026/07/14 09:00:44.000, H100, ${UUID_A}, 00000000:01:00.0, 0, 1 %`,
+      `2026/07/14 09:00:44.000, H100, ${uuidC}, 00000000:01:00.0, 0, 2 %`,
+      `2026/07/14 09:00:45.000, H100, ${UUID_A}, 00000000:01:00.0, 0, 3 %`,
+      `2026/07/14 09:00:45.000, H100, ${UUID_A}, 00000000:02:00.0, 0, 4 %`,
+      `2026/07/14 09:00:45.000, H100, ${UUID_A}, 00000000:01:00.0, 1, 5 %`,
+      `2026/07/14 09:00:46.000, H101, ${UUID_A}, 00000000:01:00.0, 0, 6 %`,
+    ];
+    const out = await parse(`${[header, ...rows].join('\n')}\n`);
+    const ref = (uuid: string, bus: string, index: number) => ({ host: 'node-1', uuid, pciBusId: `00000000:${bus}:00.0`, index });
+    expect(out.samples.map((sample) => [sample.ref, sample.utilizationPct])).toEqual([
+      [ref(UUID_A, '01', 0), 1],
+      [ref(uuidC, '01', 0), 2],
+      [ref(UUID_A, '01', 0), 3],
+      [ref(UUID_A, '02', 0), 4],
+      [ref(UUID_A, '01', 1), 5],
+      [ref(UUID_A, '01', 0), 6],
+    ]);
+    // The model named one character differently is new inventory for the same GPU.
+    expect(out.devices.filter((device) => device.ref.uuid === UUID_A && device.ref.index === 0 && device.ref.pciBusId === '00000000:01:00.0').map((device) => device.model))
+      .toEqual(['H100', 'H101']);
+  });
+
+  it('reads a missing value in a column every row has as missing, and the rows around it as usual', async () => {
+    const header = 'timestamp, uuid, utilization.gpu [%], memory.used [MiB], power.draw [W], power.draw.instant [W]';
+    const rows = [
+      `2026/07/14 09:00:44.000, ${UUID_A}, 38 %, 1024 MiB, 433.78 W, 431.50 W`,
+      `2026/07/14 09:00:45.000, ${UUID_A}, [N/A], [Not Supported], [N/A], 431.50 W`, // power from the instant reading
+      `2026/07/14 09:00:46.000, ${UUID_A}, N/A, 0 MiB, 69.00 W, [N/A]`,
+      `2026/07/14 09:00:47.000, ${UUID_A}, 7 %, 5 MiB, 70 W, 71 W`, // nounits cell under a unit header
+      `2026/07/14 09:00:48.000, ${UUID_A}, 7 %, 5 GiB, -12.25 W, 1 W`, // another unit: a warning, the rest stands
+    ];
+    const out = await parse(`${[header, ...rows].join('\n')}\n`);
+    const ref = { host: 'node-1', uuid: UUID_A };
+    const time = (second: number): number => Date.UTC(2026, 6, 14, 9, 0, second);
+    expect(out.samples).toEqual([
+      { ref, time: time(44), utilizationPct: 38, memoryUsedMiB: 1024, powerW: 433.78 },
+      { ref, time: time(45), powerW: 431.5 },
+      { ref, time: time(46), memoryUsedMiB: 0, powerW: 69 },
+      { ref, time: time(47), utilizationPct: 7, memoryUsedMiB: 5, powerW: 70 },
+      { ref, time: time(48), utilizationPct: 7, powerW: -12.25 },
+    ]);
+    expect(out.warnings).toEqual([{ location: 'line 6', message: 'memory.used [MiB]: cannot read "5 GiB"; value skipped' }]);
+  });
+
+  it('takes the first readable value of a power field printed twice, and the preferred field over the others', async () => {
+    const header = 'timestamp, uuid, power.draw.instant [W], power.draw [W], power.draw [W], power.draw.average [W]';
+    const rows = [
+      `2026/07/14 09:00:44.000, ${UUID_A}, 1 W, 2 W, 3 W, 4 W`, // power.draw, the first one
+      `2026/07/14 09:00:45.000, ${UUID_A}, 1 W, [N/A], 3 W, 4 W`, // the second power.draw, readable
+      `2026/07/14 09:00:46.000, ${UUID_A}, 1 W, [N/A], [N/A], 4 W`, // the average
+      `2026/07/14 09:00:47.000, ${UUID_A}, 1 W, [N/A], [N/A], [N/A]`, // the instant reading
+      `2026/07/14 09:00:48.000, ${UUID_A}, 1 W, bad, 3 W, 4 W`, // unreadable first: warned, the second counts
+    ];
+    const out = await parse(`${[header, ...rows].join('\n')}\n`);
+    expect(out.samples.map((sample) => sample.powerW)).toEqual([2, 3, 4, 1, 3]);
+    expect(out.warnings).toEqual([{ location: 'line 6', message: 'power.draw [W]: cannot read "bad"; value skipped' }]);
+  });
 });

@@ -172,7 +172,8 @@ describe('LineSpanSplitter', () => {
 });
 
 describe('RepeatedRun.of', () => {
-  const runnable = { name: 'model', gpu_name: 'model', uuid: 'uuid', 'pci.bus_id': 'pciBusId', index: 'index' } as const;
+  // Field -> the slot its reader writes: name and gpu_name both write the model's (0).
+  const runnable = { name: 0, gpu_name: 0, uuid: 1, 'pci.bus_id': 2, index: 3 };
 
   it('takes the longest run of side-by-side identity columns', () => {
     const run = RepeatedRun.of(['timestamp', 'name', 'pci.bus_id', 'utilization.gpu', 'uuid', 'index', 'gpu_bus_id'], runnable);
@@ -182,7 +183,7 @@ describe('RepeatedRun.of', () => {
   });
 
   it('leaves out columns whose property another column writes too, and runs of one column', () => {
-    // name and gpu_name both write model: neither may be replayed, which leaves uuid alone.
+    // name and gpu_name both write the model's slot: neither may be replayed, which leaves uuid alone.
     expect(RepeatedRun.of(['name', 'gpu_name', 'uuid', 'memory.used'], runnable)).toBeUndefined();
     expect(RepeatedRun.of(['uuid', 'uuid', 'index'], runnable)).toBeUndefined();
     expect(RepeatedRun.of(['timestamp', 'index', 'memory.used'], runnable)).toBeUndefined();
