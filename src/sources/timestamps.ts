@@ -50,9 +50,15 @@ const HOUR_MS = 3_600_000;
 /** Offsets change at most at whole quarter hours, so one lookup per zone and wall-clock hour is enough. */
 const offsetCache = new Map<string, number>();
 
+/** Every zone's offset changes at most once within this distance of any instant (DST twice a year). */
+const HALF_DAY_MS = 12 * HOUR_MS;
+
 /**
  * Epoch ms of a wall-clock time in `timeZone`. Where a DST change makes the wall clock
- * ambiguous (repeated hour) or impossible (skipped hour), the earlier instant is taken.
+ * ambiguous (the repeated hour in autumn), the earlier instant is taken; where it makes it
+ * impossible (the skipped hour in spring, which a clock never shows), the time is read with the
+ * offset from before the change, as if the clock had not been moved yet. Both are the default
+ * of Temporal and java.time ("compatible").
  */
 export function wallClockToEpochMs(
   year: number, month: number, day: number, hour: number, minute: number, second: number, millisecond: number,
@@ -63,14 +69,25 @@ export function wallClockToEpochMs(
   const key = `${timeZone}|${hourStart}`;
   let hourEpoch = offsetCache.get(key);
   if (hourEpoch === undefined) {
-    // Two rounds settle the offset except across a DST change, where min() picks the earlier side.
-    const first = hourStart - zoneOffsetMs(hourStart, timeZone);
-    const secondRound = hourStart - zoneOffsetMs(first, timeZone);
-    hourEpoch = Math.min(first, secondRound);
+    hourEpoch = hourStartEpochMs(hourStart, timeZone);
     if (offsetCache.size > 100_000) offsetCache.clear();
     offsetCache.set(key, hourEpoch);
   }
   return hourEpoch + (naive - hourStart);
+}
+
+/**
+ * The instant of the wall-clock hour `wallHour` (its fields read as UTC): the offsets half a day
+ * before and after are the only ones in force around it; an instant fits when the zone's clock
+ * shows `wallHour` at it.
+ */
+function hourStartEpochMs(wallHour: number, timeZone: string): number {
+  const before = wallHour - zoneOffsetMs(wallHour - HALF_DAY_MS, timeZone);
+  const after = wallHour - zoneOffsetMs(wallHour + HALF_DAY_MS, timeZone);
+  const fits = (instant: number): boolean => instant + zoneOffsetMs(instant, timeZone) === wallHour;
+  if (fits(before) && fits(after)) return Math.min(before, after);
+  if (fits(after)) return after;
+  return before;
 }
 
 const ASCTIME = /^\s*(?:[A-Z][a-z]{2}\s+)?([A-Z][a-z]{2})\s+(\d{1,2})\s+(\d{1,2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?\s+(\d{4})\s*$/;
