@@ -90,9 +90,15 @@ interface RefState {
 }
 
 interface RefObjectState extends Omit<DeviceRef, 'computeInstanceId'> {
+  /** The ref object itself (a WeakMap value may hold its key: it does not keep it alive). */
+  ref: DeviceRef;
+  /** A frozen ref (as sources hand them out) keeps the fields it had: no need to compare them again. */
+  frozen: boolean;
   state: RefState;
   /** The per-source state this ref object led to last: the samples of one input share it. */
   sourceState: RefSourceState | undefined;
+  /** The ref object met right after this one, last time: sources name their devices in one order, sample after sample. */
+  next: RefObjectState | undefined;
 }
 
 interface DeviceGroup {
@@ -134,6 +140,8 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   private readonly refs = new Map<string, RefState>();
   /** The state each ref object led to, with the ref's fields at the time (see `refState`). */
   private readonly stateByRefObject = new WeakMap<DeviceRef, RefObjectState>();
+  /** The ref object of the last event (see `refObjectState`). */
+  private lastRefObject: RefObjectState | undefined;
   private readonly sourceWarnings: AnalysisWarning[] = [];
   private source: SourceState | undefined;
   private sourceCount = 0;
@@ -149,10 +157,13 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
 
   /** Timed samples after this are from the future: a clock set ahead, not time that was observed. */
   private readonly latestPlausibleMs: number;
+  /** The point-value figures of every device without point values: read, never added to. */
+  private readonly noPoints: FigureAccumulator;
 
   constructor(private readonly options: AnalysisOptions) {
     this.clock = new ZoneClock(options.timeZone ?? 'UTC');
     this.latestPlausibleMs = options.nowMs === undefined ? Infinity : options.nowMs + FUTURE_SAMPLE_TOLERANCE_MS;
+    this.noPoints = new FigureAccumulator(options.idleThresholdPct);
   }
 
   beginSource(ref: string): void {
@@ -171,10 +182,9 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
 
   sample(sample: GpuSample): void {
     const state = this.refSourceState(sample.ref);
-    const values = sampleValues(sample);
     if (sample.time === undefined || !Number.isFinite(sample.time)) {
       state.points ??= new FigureAccumulator(this.options.idleThresholdPct);
-      state.points.add(values, 1);
+      state.points.add(sampleValues(sample), 1);
       state.pointCount += 1;
       return;
     }
@@ -183,7 +193,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       return;
     }
     state.series ??= new SeriesRecorder(this.options.idleThresholdPct, this.clock);
-    state.series.record(sample.time, values);
+    state.series.record(sample.time, sampleValues(sample));
   }
 
   process(process: ProcessSample): void {
@@ -303,26 +313,52 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
 
   private refObjectState(ref: DeviceRef): RefObjectState {
     this.currentSource();
-    // Sources hand out one ref object per device, so the state is found by the object when its
-    // fields are still the ones it had (refs are plain objects: a changed one is keyed anew);
-    // this spares a key string per sample.
-    const seen = this.stateByRefObject.get(ref);
-    if (seen !== undefined && seen.host === ref.host && seen.uuid === ref.uuid && seen.pciBusId === ref.pciBusId
-      && seen.index === ref.index && seen.gpuInstanceId === ref.gpuInstanceId) return seen;
+    return this.findRefObject(ref);
+  }
+
+  /**
+   * Sources hand out one ref object per device, so the state is found by the object when its
+   * fields are still the ones it had (refs are plain objects: a changed one is keyed anew);
+   * this spares a key string per sample. Sources also name their devices in the same order
+   * round after round (a log's rows, a scrape's series), so the object is first looked for as
+   * the last one again or the one that followed it last time, before the WeakMap.
+   */
+  private findRefObject(ref: DeviceRef): RefObjectState {
+    const last = this.lastRefObject;
+    let seen: RefObjectState | undefined;
+    if (last?.ref === ref) seen = last;
+    else if (last?.next?.ref === ref) seen = last.next;
+    else seen = this.stateByRefObject.get(ref);
+    if (seen === undefined || (!seen.frozen && (seen.host !== ref.host || seen.uuid !== ref.uuid || seen.pciBusId !== ref.pciBusId
+      || seen.index !== ref.index || seen.gpuInstanceId !== ref.gpuInstanceId))) seen = this.stateOfRefObject(ref);
+    if (last !== seen) {
+      if (last !== undefined && last.next !== seen) last.next = seen;
+      this.lastRefObject = seen;
+    }
+    return seen;
+  }
+
+  /** The state of a ref object met for the first time, or whose fields changed since. */
+  private stateOfRefObject(ref: DeviceRef): RefObjectState {
+    const known = this.stateByRefObject.get(ref);
+    if (known !== undefined && known.host === ref.host && known.uuid === ref.uuid && known.pciBusId === ref.pciBusId
+      && known.index === ref.index && known.gpuInstanceId === ref.gpuInstanceId) return known;
     const key = refKey(ref);
     let state = this.refs.get(key);
     if (state === undefined) {
       state = { board: boardIdentityOf(ref), gpuInstanceId: ref.gpuInstanceId, inventory: {}, bySource: new Map(), assignments: undefined };
       this.refs.set(key, state);
     }
-    const objectState: RefObjectState = { host: ref.host, uuid: ref.uuid, pciBusId: ref.pciBusId, index: ref.index, gpuInstanceId: ref.gpuInstanceId, state, sourceState: undefined };
+    const objectState: RefObjectState = {
+      ref, frozen: Object.isFrozen(ref), host: ref.host, uuid: ref.uuid, pciBusId: ref.pciBusId, index: ref.index, gpuInstanceId: ref.gpuInstanceId, state, sourceState: undefined, next: undefined,
+    };
     this.stateByRefObject.set(ref, objectState);
     return objectState;
   }
 
   private refSourceState(ref: DeviceRef): RefSourceState {
     const source = this.currentSource();
-    const seen = this.refObjectState(ref);
+    const seen = this.findRefObject(ref);
     if (seen.sourceState?.source === source) return seen.sourceState;
     const byRef = seen.state.bySource;
     let state = byRef.get(source.ordinal);
@@ -388,7 +424,8 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   ): { entry: GpuEntry; facts: DeviceFacts; firstTimeMs: number | null; endMs: number | null; pods: PodAssignmentRecord[] } {
     const threshold = this.options.idleThresholdPct;
     const inventory: DeviceInventory = {};
-    const points = new FigureAccumulator(threshold);
+    // Most devices have no point values: they share one empty accumulator rather than each building one.
+    let points: FigureAccumulator | undefined;
     let pointCount = 0;
     const series: SeriesOfSource[] = [];
     for (const ref of group.refs) {
@@ -397,7 +434,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
         if (state.futureCount > 0) {
           warnings.push({ source: state.source.label, message: `GPU ${id}: ${samplesCount(state.futureCount)} stamped more than ${FUTURE_SAMPLE_TOLERANCE_MS / MS_PER_HOUR} h after the audit time ${state.futureCount === 1 ? 'was' : 'were'} skipped (a clock set ahead?)` });
         }
-        if (state.points !== undefined) points.merge(state.points);
+        if (state.points !== undefined) (points ??= new FigureAccumulator(threshold)).merge(state.points);
         pointCount += state.pointCount;
         if (state.series !== undefined) series.push({ sourceOrdinal: state.source.ordinal, recorder: state.series, label: state.source.label, state });
       }
@@ -426,7 +463,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
         message: `GPU ${id}: more than ${LARGEST_INTERVALS_KEPT} gaps exceed twice the median sample interval; the longest were capped, the rest count in full`,
       });
     }
-    if (timeline.loneSample !== undefined) points.add(timeline.loneSample, 1);
+    if (timeline.loneSample !== undefined) (points ??= new FigureAccumulator(threshold)).add(timeline.loneSample, 1);
 
     const droppedStates = new Set(selection.dropped.map(({ series: left }) => left.state));
     const processes = new ProcessTable();
@@ -445,7 +482,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       inventory,
       timed: timeline.figures,
       activity: timeline.activity,
-      points,
+      points: points ?? this.noPoints,
       samples: timeline.sampleCount + pointCount,
       firstTimeMs: timeline.firstTimeMs,
       lastTimeMs: timeline.lastTimeMs,

@@ -15,6 +15,7 @@ import { chooseComputeBasis } from './compute-ladder.js';
 import type { ActivityProfile } from './activity-profile.js';
 import type { FigureAccumulator } from './figure-accumulator.js';
 import type { BoardIdentity } from './identity.js';
+import { IsoTimes } from './iso-time.js';
 import { MS_PER_HOUR } from './options.js';
 import { pcieLinkOf } from './pipeline/pcie-link.js';
 
@@ -49,8 +50,12 @@ export interface DeviceFigures {
   processes: ProcessSummary[];
 }
 
-function isoTime(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
+/** One memo per field: consecutive devices mostly share their first (and their last) sample time. */
+const FIRST_SEEN = new IsoTimes();
+const LAST_SEEN = new IsoTimes();
+
+function isoTime(ms: number | null, memo: IsoTimes): string | null {
+  return ms === null ? null : memo.of(ms);
 }
 
 export function buildGpuEntry(device: DeviceFigures): GpuEntry {
@@ -100,8 +105,8 @@ export function buildGpuEntry(device: DeviceFigures): GpuEntry {
     idleHours,
     gpuHours: timedMs > 0 ? timedMs / MS_PER_HOUR : 0,
     samples: device.samples,
-    firstSeen: isoTime(device.firstTimeMs),
-    lastSeen: isoTime(device.lastTimeMs),
+    firstSeen: isoTime(device.firstTimeMs, FIRST_SEEN),
+    lastSeen: isoTime(device.lastTimeMs, LAST_SEEN),
     processes: device.processes,
     hourlyCostUsd: null,
     timeline: activity.timeline,

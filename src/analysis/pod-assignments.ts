@@ -23,8 +23,19 @@ export class PodAssignmentTable {
   private readonly records = new Map<string, PodAssignmentRecord>();
   /** Sightings of containers beyond the bound, not kept. */
   overflowSamples = 0;
+  /** The record of the last sighting: a device holds the same container scrape after scrape. */
+  private lastRecord: PodAssignmentRecord | undefined;
 
   add(assignment: PodAssignment): void {
+    const last = this.lastRecord;
+    if (last !== undefined && last.namespace === assignment.namespace && last.pod === assignment.pod && last.container === (assignment.container ?? null)) {
+      // What addRecord does for a known container, without building its key.
+      const time = assignment.time ?? null;
+      last.samples += 1;
+      last.firstSeenMs = earliest(last.firstSeenMs, time);
+      last.lastSeenMs = latest(last.lastSeenMs, time);
+      return;
+    }
     this.addRecord({
       namespace: assignment.namespace,
       pod: assignment.pod,
@@ -59,9 +70,11 @@ export class PodAssignmentTable {
         this.overflowSamples += record.samples;
         return;
       }
-      this.records.set(key, { ...record });
+      this.lastRecord = { ...record };
+      this.records.set(key, this.lastRecord);
       return;
     }
+    this.lastRecord = known;
     known.samples += record.samples;
     known.firstSeenMs = earliest(known.firstSeenMs, record.firstSeenMs);
     known.lastSeenMs = latest(known.lastSeenMs, record.lastSeenMs);

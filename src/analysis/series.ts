@@ -20,17 +20,24 @@
  * A sample older than the one before it, or a second reading of a field at the same
  * timestamp, is dropped and counted. A reading at the same timestamp that only adds fields
  * the sample lacked is merged into it: some sources send one metric per line.
+ *
+ * Whole-millisecond intervals reach the interval sketch through a tally once the series is
+ * DEFER_AFTER_ADDS samples long (./whole-value-tally.ts): a steady log's intervals fall in a
+ * narrow window around its cadence.
  */
 import { ActivityProfile } from './activity-profile.js';
-import { FigureAccumulator } from './figure-accumulator.js';
+import { DEFER_AFTER_ADDS, FigureAccumulator } from './figure-accumulator.js';
 import { fillMissing, type SampleValues, sharesAField } from './sample-values.js';
 import { LargestK } from './stats/largest-k.js';
 import { INTERVAL_MS_RANGE, WeightedQuantileSketch } from './stats/weighted-quantile-sketch.js';
+import { exactMassAfter, WholeValueTally } from './whole-value-tally.js';
 import { ZoneClock } from './zone-clock.js';
 
 export const LARGEST_INTERVALS_KEPT = 4096;
 /** Cap on a sample's weight, in median intervals. */
 export const GAP_CAP_MEDIAN_INTERVALS = 2;
+/** Intervals tallied at a time: a window of this many milliseconds around the log's cadence. */
+const INTERVAL_TALLY_MS = 256;
 
 export type SampleOutcome = 'recorded' | 'merged' | 'out-of-order' | 'duplicate';
 
@@ -50,7 +57,10 @@ const UTC_CLOCK = new ZoneClock('UTC');
 export class SeriesRecorder {
   /** Weighted figures of the committed samples (all but the pending last one). */
   readonly figures: FigureAccumulator;
-  readonly intervals = new WeightedQuantileSketch(INTERVAL_MS_RANGE);
+  private readonly intervalSketch = new WeightedQuantileSketch(INTERVAL_MS_RANGE);
+  /** Exact mass of the intervals added and the tally in front of their sketch (./whole-value-tally.ts). */
+  private intervalMass = 0;
+  private intervalTally: WholeValueTally | undefined;
   readonly longestIntervals = new LargestK<TimedValues>(LARGEST_INTERVALS_KEPT);
   /** Timeline and hour-of-week of the committed samples, settled at `close`. */
   readonly activity: ActivityProfile;
@@ -96,6 +106,12 @@ export class SeriesRecorder {
     return 'recorded';
   }
 
+  /** Every interval between consecutive samples, weight 1 each. */
+  get intervals(): WeightedQuantileSketch {
+    this.intervalTally?.drainInto(this.intervalSketch);
+    return this.intervalSketch;
+  }
+
   /** Median interval between consecutive samples, null for a series of one sample. */
   medianIntervalMs(): number | null {
     return this.intervals.quantile(0.5);
@@ -129,8 +145,23 @@ export class SeriesRecorder {
   private commit(values: SampleValues, startMs: number, intervalMs: number): void {
     this.figures.add(values, intervalMs);
     this.activity.add(startMs, intervalMs, values);
-    this.intervals.add(intervalMs, 1);
+    this.addInterval(intervalMs);
     // Most intervals are no longer than the ones kept already: no payload is built for them.
     if (this.longestIntervals.admits(intervalMs)) this.longestIntervals.offer(intervalMs, { startMs, values });
+  }
+
+  private addInterval(intervalMs: number): void {
+    const mass = exactMassAfter(this.intervalMass, intervalMs, 1);
+    this.intervalMass = mass;
+    if (Number.isNaN(mass)) {
+      // Inexact from here on: the tally goes in first, then every interval in its order.
+      this.intervalTally?.drainInto(this.intervalSketch);
+      this.intervalTally = undefined;
+      this.intervalSketch.add(intervalMs, 1);
+      return;
+    }
+    if (this.intervalTally === undefined && this.sampleCount >= DEFER_AFTER_ADDS) this.intervalTally = new WholeValueTally(INTERVAL_TALLY_MS);
+    if (this.intervalTally === undefined) this.intervalSketch.add(intervalMs, 1);
+    else this.intervalTally.take(intervalMs, 1, this.intervalSketch);
   }
 }

@@ -26,6 +26,7 @@
  */
 import { type GpuTimeline, TIMELINE_MAX_BUCKETS } from '../model/report.js';
 import { RUNG_COUNT } from './compute-percent.js';
+import { IsoTimes } from './iso-time.js';
 
 export const BASE_BUCKET_MS = 60_000;
 /** Buckets held while streaming; `shrinkTo` brings them down to what the report shows. */
@@ -43,10 +44,23 @@ const STRIDE = MEMORY_MAX + 3;
 
 const maxOf = (a: number, b: number): number => (Number.isNaN(a) ? b : Number.isNaN(b) ? a : Math.max(a, b));
 
+/** The devices of a fleet mostly share their timeline's start. */
+const TIMELINE_STARTS = new IsoTimes();
+
 /** Appends an empty bucket: no weight, no memory reading, nothing carried. */
 function pushEmptyBucket(cells: number[]): void {
   for (let cell = 0; cell < MEMORY_MAX; cell += 1) cells.push(0);
   cells.push(Number.NaN, Number.NaN, Number.NaN);
+}
+
+/** Adds `partMs` of time at each rung's percent to the bucket whose cells start at `at`. */
+function addComputePart(cells: number[], at: number, partMs: number, percents: Float64Array): void {
+  for (let rung = 0; rung < RUNG_COUNT; rung += 1) {
+    const percent = percents[rung]!;
+    if (Number.isNaN(percent)) continue;
+    cells[at + rung]! += partMs;
+    cells[at + SUM + rung]! += partMs * percent;
+  }
 }
 
 export class TimelineBuckets {
@@ -69,10 +83,17 @@ export class TimelineBuckets {
     if (!(durationMs > 0)) return;
     const endMs = startMs + durationMs;
     this.cover(startMs, endMs);
-    this.addCompute(startMs, endMs, percents, 1);
-    if (memory === undefined) return;
     const cells = this.cells;
     const startBucket = this.bucketOf(startMs);
+    const bucketStart = this.bucketStartMs(startBucket);
+    if (endMs <= bucketStart + this.bucketMs && bucketStart < endMs) {
+      // Most samples: seconds inside a bucket of minutes, one bucket to add to (as addCompute would).
+      addComputePart(cells, startBucket * STRIDE, endMs - Math.max(startMs, bucketStart), percents);
+      if (memory !== undefined) cells[startBucket * STRIDE + MEMORY_MAX] = maxOf(cells[startBucket * STRIDE + MEMORY_MAX]!, memory);
+      return;
+    }
+    this.addCompute(startMs, endMs, percents, 1);
+    if (memory === undefined) return;
     const at = startBucket * STRIDE + MEMORY_MAX;
     cells[at] = maxOf(cells[at]!, memory);
     for (let bucket = startBucket + 1; bucket < this.held && this.bucketStartMs(bucket) < endMs; bucket += 1) {
@@ -144,7 +165,7 @@ export class TimelineBuckets {
       memoryUsedMaxMiB.push(Number.isNaN(memory) ? null : memory);
     }
     return {
-      start: new Date(this.first * this.bucketMs).toISOString(),
+      start: TIMELINE_STARTS.of(this.first * this.bucketMs),
       bucketSeconds: this.bucketMs / 1000,
       computeMeanPct,
       memoryUsedMaxMiB,
@@ -164,14 +185,7 @@ export class TimelineBuckets {
     for (let bucket = Math.max(0, this.bucketOf(startMs)); bucket < this.held; bucket += 1) {
       const bucketStart = this.bucketStartMs(bucket);
       if (bucketStart >= endMs) break;
-      const partMs = sign * (Math.min(endMs, bucketStart + this.bucketMs) - Math.max(startMs, bucketStart));
-      const at = bucket * STRIDE;
-      for (let rung = 0; rung < RUNG_COUNT; rung += 1) {
-        const percent = percents[rung]!;
-        if (Number.isNaN(percent)) continue;
-        cells[at + rung]! += partMs;
-        cells[at + SUM + rung]! += partMs * percent;
-      }
+      addComputePart(cells, bucket * STRIDE, sign * (Math.min(endMs, bucketStart + this.bucketMs) - Math.max(startMs, bucketStart)), percents);
     }
   }
 
