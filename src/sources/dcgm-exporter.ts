@@ -15,12 +15,12 @@
 import { InputError } from '../model/errors.js';
 import type { ParseResult, SourceParser } from './types.js';
 import { DCGM_METRIC_PREFIX, fieldByMetricName, type DcgmField } from './dcgm/fields.js';
-import { copyString, LabelSetCache, scanExpositionLine } from './dcgm/exposition.js';
+import { copyString, type InternedLabels, LabelSetCache, SampleSpan, scanExpositionLine } from './dcgm/exposition.js';
 import { readSeriesLabels, TARGET_POD_LABELS_WARNING, type SeriesLabelsRead } from './dcgm/labels.js';
 import { DcgmDevices } from './dcgm/devices.js';
 import { readingSlot, ScrapeBatch } from './dcgm/scrape.js';
-import { readDcgmValue } from './dcgm/values.js';
-import { forEachLine } from './text/lines.js';
+import { dcgmReading, readDcgmValue } from './dcgm/values.js';
+import { forEachLineSpan } from './text/lines.js';
 import { WarningLimiter } from './text/warnings.js';
 
 /** What `curl -v` mixes into its output: `* Trying ...`, `> GET /metrics`, `< HTTP/1.1 200`. */
@@ -55,7 +55,7 @@ function detect(head: string): boolean {
 }
 
 /**
- * One DCGM metric of the input: its field (undefined for one gpu-audit does not read) and,
+ * One DCGM metric of the input: its name, its field (undefined for one gpu-audit does not read) and,
  * per interned label set, the batch that last had the series (metric, label set).
  */
 class MetricSeries {
@@ -64,7 +64,10 @@ class MetricSeries {
   /** The field's reading slot in a ScrapeBatch. */
   readonly slot: number | undefined;
 
-  constructor(readonly field: DcgmField | undefined) {
+  constructor(
+    readonly name: string,
+    readonly field: DcgmField | undefined,
+  ) {
     this.slot = field === undefined ? undefined : readingSlot(field);
   }
 
@@ -104,20 +107,85 @@ export const dcgmExporter: SourceParser = {
     const otherSeriesInBatch = new Set<string>();
     /** Numbers the batch being gathered; a series last seen in this one was seen in this scrape. */
     let batchOrdinal = 1;
-    let batchTime: number | undefined;
+    /** The batch's timestamp (when batchHasTime): a number kept apart from its presence, so that lines compare it without boxing. */
+    let batchHasTime = false;
+    let batchTime = 0;
     let scrapes = 0;
     let dcgmLines = 0;
     let targetPodLabelsLine: number | undefined;
+    /** The line being read, whichever way it was read: the fast path fills it in place, the full scan copies into it. */
+    const span = new SampleSpan();
+    /** The metric of the line before: lines come metric by metric. Undefined for one of another exporter. */
+    let lastMetricName: string | undefined;
+    let lastMetric: MetricSeries | undefined;
 
     const endScrape = (): void => {
       if (batch.isEmpty) return;
-      batch.flush(batchTime, devices, sink);
+      batch.flush(batchHasTime ? batchTime : undefined, devices, sink);
       otherSeriesInBatch.clear();
       batchOrdinal += 1;
       scrapes += 1;
     };
 
-    const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => {
+    /** The DCGM metric `name`, undefined for another exporter's. */
+    const dcgmMetric = (name: string): MetricSeries | undefined => {
+      if (name === lastMetricName) return lastMetric;
+      lastMetricName = name;
+      lastMetric = undefined;
+      if (!name.startsWith(DCGM_METRIC_PREFIX)) return undefined;
+      lastMetric = metrics.get(name);
+      if (lastMetric === undefined) {
+        const own = copyString(name);
+        lastMetric = new MetricSeries(own, fieldByMetricName(own));
+        metrics.set(own, lastMetric);
+      }
+      return lastMetric;
+    };
+
+    /** What the interned label set says: read once per label set. */
+    const seriesOf = (labelSet: InternedLabels): SeriesLabelsRead | undefined => {
+      while (seriesRead.length <= labelSet.id) seriesRead.push(undefined);
+      let read = seriesRead[labelSet.id];
+      if (read === undefined) {
+        read = readSeriesLabels(labelSet.labels, context.host) ?? null;
+        seriesRead[labelSet.id] = read;
+      }
+      return read ?? undefined;
+    };
+
+    /**
+     * One line of a GPU series, its time in `span`: ends the scrape where the series comes again
+     * or the time changes, then adds the value to the batch. `labelSetId` is undefined for labels
+     * the cache did not take, whose series is known by its text; `valueText` is the value as
+     * printed, undefined where `span.value` holds it read.
+     */
+    const take = (metric: MetricSeries, series: SeriesLabelsRead, labelSetId: number | undefined, seriesText: string, valueText: string | undefined, lineNumber: number): void => {
+      if (series.targetPodLabelsIgnored) targetPodLabelsLine ??= lineNumber;
+      // A series is known by its text as printed: one exporter prints each series' labels in
+      // the same order in every scrape, so its second appearance is the next scrape's. The
+      // text is name + label set, so an interned label set and the name tell it apart.
+      const seenInBatch = labelSetId === undefined ? otherSeriesInBatch.has(seriesText) : metric.lastBatch(labelSetId) === batchOrdinal;
+      const timeChanged = span.hasTime ? !batchHasTime || span.time !== batchTime : batchHasTime;
+      if (!batch.isEmpty && (seenInBatch || timeChanged)) endScrape();
+      if (labelSetId === undefined) otherSeriesInBatch.add(seriesText);
+      else metric.mark(labelSetId, batchOrdinal);
+      if (timeChanged) {
+        batchHasTime = span.hasTime;
+        batchTime = span.time;
+      }
+
+      const { field } = metric;
+      let value: number | undefined;
+      if (field !== undefined) value = valueText === undefined ? dcgmReading(span.value, field) : readDcgmValue(valueText, field);
+      if (Number.isNaN(value)) {
+        warn(`line ${lineNumber}`, `${metric.name} value ${valueText ?? span.value} is not a reading of this field; left out`);
+        value = undefined;
+      }
+      batch.add(series, metric.slot, value, labelSetId);
+    };
+
+    /** A line the fast path did not take (see LabelSetCache.scanSpan), scanned in full. */
+    const scanLine = (line: string, lineNumber: number): void => {
       const scanned = scanExpositionLine(line, labelSets);
       if (scanned.kind === 'blank' || scanned.kind === 'comment') return;
       if (scanned.kind === 'invalid') {
@@ -125,45 +193,30 @@ export const dcgmExporter: SourceParser = {
         return;
       }
       const { sample } = scanned;
-      if (!sample.name.startsWith(DCGM_METRIC_PREFIX)) return;
+      const metric = dcgmMetric(sample.name);
+      if (metric === undefined) return;
       dcgmLines += 1;
       const { labelSet } = sample;
-      let series: SeriesLabelsRead | undefined;
-      if (labelSet === undefined) {
-        series = readSeriesLabels(sample.labels, context.host);
-      } else {
-        while (seriesRead.length <= labelSet.id) seriesRead.push(undefined);
-        let read = seriesRead[labelSet.id];
-        if (read === undefined) {
-          read = readSeriesLabels(labelSet.labels, context.host) ?? null;
-          seriesRead[labelSet.id] = read;
-        }
-        series = read ?? undefined;
-      }
+      const series = labelSet === undefined ? readSeriesLabels(sample.labels, context.host) : seriesOf(labelSet);
       if (series === undefined) return;
-      if (series.targetPodLabelsIgnored) targetPodLabelsLine ??= lineNumber;
+      span.hasTime = sample.time !== undefined;
+      span.time = sample.time ?? 0;
+      take(metric, series, labelSet?.id, sample.series, sample.value, lineNumber);
+    };
 
-      let metric = metrics.get(sample.name);
-      if (metric === undefined) {
-        metric = new MetricSeries(fieldByMetricName(sample.name));
-        metrics.set(copyString(sample.name), metric);
+    // Lines are read where they lie in the chunk (no string per line); the common sample line
+    // of a large scrape is read into `span` (see SampleSpan), every other line in full.
+    const lines = await forEachLineSpan(chunks, context.ref, (text, start, end, lineNumber) => {
+      if (!labelSets.scanSpan(text, start, end, span)) {
+        scanLine(start === 0 && end === text.length ? text : text.slice(start, end), lineNumber);
+        return;
       }
-      // A series is known by its text as printed: one exporter prints each series' labels in
-      // the same order in every scrape, so its second appearance is the next scrape's. The
-      // text is name + label set, so an interned label set and the name tell it apart.
-      const seenInBatch = labelSet === undefined ? otherSeriesInBatch.has(sample.series) : metric.lastBatch(labelSet.id) === batchOrdinal;
-      if (!batch.isEmpty && (seenInBatch || sample.time !== batchTime)) endScrape();
-      if (labelSet === undefined) otherSeriesInBatch.add(sample.series);
-      else metric.mark(labelSet.id, batchOrdinal);
-      batchTime = sample.time;
-
-      const { field } = metric;
-      let value = field === undefined ? undefined : readDcgmValue(sample.value, field);
-      if (Number.isNaN(value)) {
-        warn(`line ${lineNumber}`, `${sample.name} value ${sample.value} is not a reading of this field; left out`);
-        value = undefined;
-      }
-      batch.add(series, metric.slot, value, labelSet?.id);
+      const metric = dcgmMetric(span.name);
+      if (metric === undefined) return;
+      dcgmLines += 1;
+      const { labelSet } = span;
+      const series = seriesOf(labelSet);
+      if (series !== undefined) take(metric, series, labelSet.id, '', undefined, lineNumber);
     });
     endScrape();
 

@@ -62,7 +62,11 @@ function isLabelNameChar(code: number, first: boolean): boolean {
 }
 
 function skipBlanks(line: string, position: number): number {
-  while (position < line.length) {
+  return skipBlanksBefore(line, position, line.length);
+}
+
+function skipBlanksBefore(line: string, position: number, end: number): number {
+  while (position < end) {
     const code = line.charCodeAt(position);
     if (code !== SPACE && code !== TAB) break;
     position += 1;
@@ -180,12 +184,13 @@ function scanLabelBlock(line: string, open: number, name: string | undefined): L
 
 /**
  * Where the label block opened at `open` ends (just after its `}`), found without parsing
- * it: the first `}` outside quotes. -1 for a block with a backslash (escapes need the full
- * scan) or without an end. Only a candidate: the block is parsed in full the first time.
+ * it: the first `}` before `end` outside quotes. -1 for a block with a backslash (escapes
+ * need the full scan) or without an end. Only a candidate: the block is parsed in full the
+ * first time.
  */
-function labelBlockEnd(line: string, open: number): number {
+function labelBlockEnd(line: string, open: number, end = line.length): number {
   let quoted = false;
-  for (let position = open + 1; position < line.length; position += 1) {
+  for (let position = open + 1; position < end; position += 1) {
     const code = line.charCodeAt(position);
     if (code === QUOTE) quoted = !quoted;
     else if (code === BACKSLASH) return -1;
@@ -193,6 +198,33 @@ function labelBlockEnd(line: string, open: number): number {
   }
   return -1;
 }
+
+/**
+ * What LabelSetCache.scanSpan read from the line it accepted. One object serves every line
+ * of an input, so that the common line of a large scrape leaves nothing behind: no line
+ * string, no result object, no value text, no boxed number (only the two views its text
+ * comparisons make, which die young).
+ */
+export class SampleSpan {
+  /** The metric name: the cache's own copy, the same string for every line of one metric. */
+  name = '';
+  /** The line's interned label set (its series is `name` + `labelSet.text`). */
+  labelSet: InternedLabels = NO_LABEL_SET;
+  /** The value, exactly the number Number() reads from its text. */
+  value = 0.5; // a fraction, so that the field holds doubles unboxed from the start
+  /** Whether the line has a timestamp; `time` is its epoch ms, meaningless without one. */
+  hasTime = false;
+  time = 0.5;
+}
+
+const NO_LABEL_SET: InternedLabels = { id: -1, text: '', labels: new Map() };
+
+/**
+ * Most significant digits read by hand: below 10^15 every such integer is exact as a double,
+ * and so is every power of ten up to it.
+ */
+const MAX_EXACT_DIGITS = 15;
+const POWERS_OF_TEN = Array.from({ length: MAX_EXACT_DIGITS + 1 }, (_, power) => 10 ** power);
 
 /** One label set as printed, parsed once per input (see LabelSetCache). */
 export interface InternedLabels {
@@ -253,6 +285,94 @@ export class LabelSetCache {
     if (this.last !== undefined) this.last.next = found;
     this.last = found;
     return found;
+  }
+
+  /**
+   * Reads the line text[start, end) where it lies, without cutting it out, when it is the
+   * line a large scrape is made of: `NAME{labels} VALUE` with an optional timestamp, the
+   * name glued to a label block this
+   * cache holds (or can intern), the value a plain decimal of at most 15 digits, the timestamp
+   * whole milliseconds. Fills `into` with what scanExpositionLine(text.slice(start, end), this)
+   * would give for the line, and leaves this cache as that call would. False for any other
+   * line (blank, comment, other values, escapes, errors), with nothing changed that the full
+   * scan would not change the same way (a new label set may be interned): the caller then
+   * scans the line in full.
+   */
+  scanSpan(text: string, start: number, end: number, into: SampleSpan): boolean {
+    const lastName = this.lastName;
+    let name: string;
+    let open: number;
+    // Texts are compared as a slice and ===: the slice is a view, made and dropped in the young
+    // generation, and the comparison a memcmp, many times faster than startsWith or a
+    // charCodeAt loop on a chunk string.
+    if (lastName !== undefined && start + lastName.length < end && text.charCodeAt(start + lastName.length) === OPEN_BRACE && text.slice(start, start + lastName.length) === lastName) {
+      name = lastName;
+      open = start + lastName.length;
+    } else {
+      open = readName(text, start, isMetricNameChar);
+      if (open === start || open >= end || text.charCodeAt(open) !== OPEN_BRACE) return false;
+      name = copyString(text.slice(start, open));
+    }
+
+    const predicted = this.last?.next;
+    let found: CachedLabels | undefined;
+    // The predicted text ends with its `}` and holds no backslash, so where it matches, the
+    // line's block is exactly that text.
+    if (predicted !== undefined && open + predicted.text.length <= end && text.slice(open, open + predicted.text.length) === predicted.text) {
+      found = predicted;
+    } else {
+      const blockEnd = labelBlockEnd(text, open, end);
+      if (blockEnd === -1) return false;
+      const block = text.slice(open, blockEnd);
+      found = this.byText.get(block) ?? this.intern(block);
+      if (found === undefined) return false;
+    }
+
+    // As scanExpositionLine: blanks, the value up to the next blank, then an optional timestamp.
+    const valueStart = skipBlanksBefore(text, open + found.text.length, end);
+    let position = valueStart;
+    let digits = 0;
+    let mantissa = 0;
+    let fractionDigits = -1;
+    for (; position < end; position += 1) {
+      const code = text.charCodeAt(position);
+      if (isDigit(code)) {
+        mantissa = mantissa * 10 + (code - 0x30);
+        digits += 1;
+        if (fractionDigits >= 0) fractionDigits += 1;
+      } else if (code === 0x2e && fractionDigits < 0 && position > valueStart) {
+        fractionDigits = 0;
+      } else {
+        break;
+      }
+    }
+    if (digits === 0 || digits > MAX_EXACT_DIGITS) return false;
+    const valueEnd = position;
+    // Both operands exact, so the quotient is the correctly rounded decimal: what Number() gives.
+    const value = fractionDigits > 0 ? mantissa / POWERS_OF_TEN[fractionDigits]! : mantissa;
+
+    // What follows the value's digits, if anything, must be blanks and a timestamp: `1x`,
+    // `1.2.3` or `1e3` stop at a character no timestamp starts with.
+    position = skipBlanksBefore(text, valueEnd, end);
+    let hasTime = false;
+    let time = 0;
+    if (position < end) {
+      const timeStart = position;
+      for (; position < end && isDigit(text.charCodeAt(position)); position += 1) time = time * 10 + (text.charCodeAt(position) - 0x30);
+      const timeDigits = position - timeStart;
+      if (timeDigits === 0 || timeDigits > MAX_EXACT_DIGITS || skipBlanksBefore(text, position, end) !== end) return false;
+      hasTime = true;
+    }
+
+    if (this.last !== undefined) this.last.next = found;
+    this.last = found;
+    this.lastName = name;
+    into.name = name;
+    into.labelSet = found;
+    into.value = value;
+    into.hasTime = hasTime;
+    if (hasTime) into.time = time;
+    return true;
   }
 
   /**

@@ -7,8 +7,8 @@ import type { ReadingKey } from './fields.js';
 
 export type Readings = Partial<Record<ReadingKey, number>>;
 
-/** Readings that are GpuSample fields as they are. */
-const SAMPLE_READINGS = [
+/** Readings that are GpuSample fields as they are, in the order a sample gets them. */
+export const SAMPLE_READINGS = [
   'utilizationPct',
   'memoryUtilizationPct',
   'memoryUsedMiB',
@@ -32,8 +32,12 @@ const SAMPLE_READINGS = [
  * free, short by the reserve (a few hundred MiB), which is still the best estimate.
  */
 export function memoryTotalMiB(readings: Readings): number | undefined {
-  if (readings.framebufferTotalMiB !== undefined) return readings.framebufferTotalMiB;
-  const { memoryUsedMiB: used, framebufferFreeMiB: free, framebufferReservedMiB: reserved } = readings;
+  return framebufferTotalMiB(readings.framebufferTotalMiB, readings.memoryUsedMiB, readings.framebufferFreeMiB, readings.framebufferReservedMiB);
+}
+
+/** memoryTotalMiB from the four readings it reads (undefined: not reported). */
+export function framebufferTotalMiB(total: number | undefined, used: number | undefined, free: number | undefined, reserved: number | undefined): number | undefined {
+  if (total !== undefined) return total;
   if (used === undefined || free === undefined) return undefined;
   return used + free + (reserved ?? 0);
 }

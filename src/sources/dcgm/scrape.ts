@@ -4,11 +4,11 @@
  * ScrapeBatch; only the current one is held, so memory grows with devices, never with
  * scrapes. The Prometheus API parser gathers per device instead (prometheus-json.ts).
  */
-import type { GpuSample, ObservationSink } from '../../model/observations.js';
+import type { DeviceRef, GpuSample, ObservationSink } from '../../model/observations.js';
 import type { DcgmDevices } from './devices.js';
 import type { DcgmField, ReadingKey } from './fields.js';
 import type { PodLabels, SeriesDevice, SeriesLabelsRead } from './labels.js';
-import { fillSample, memoryTotalMiB } from './readings.js';
+import { fillSample, framebufferTotalMiB, memoryTotalMiB, SAMPLE_READINGS } from './readings.js';
 import type { Readings } from './readings.js';
 
 /** What one device reported at one time: values, and the containers seen holding it. */
@@ -84,26 +84,50 @@ export function readingSlot(field: DcgmField): number {
   return READING_KEYS.indexOf(field.reading);
 }
 
+/** The slot of each reading's value in a ScrapeBatch entry. */
+const SLOT = Object.fromEntries(READING_KEYS.map((key, slot) => [key, slot])) as Record<ReadingKey, number>;
+/** GpuSample fields as they are, with their slots, in fillSample's order. */
+const SAMPLE_SLOTS = SAMPLE_READINGS.map((key) => [key, SLOT[key]] as const);
+
 /** What a ScrapeBatch holds per device: kept from scrape to scrape, reset when the device reappears. */
 interface BatchEntry {
   /** The batch this entry last took part in. */
   batch: number;
+  /**
+   * The device as this batch's series describe it: the first series' own object, until a
+   * series with other labels fills a gap, when it becomes a copy of its own.
+   */
   device: SeriesDevice;
+  /** Whether `device` is this entry's copy (merged into), not a series' object. */
+  deviceIsCopy: boolean;
   /** The device object last merged in (see add). */
   mergedFrom: SeriesDevice;
-  /** By reading slot; NaN where the batch had no value (a value is never NaN). */
-  values: Float64Array;
+  /**
+   * Where the entry's values start in ScrapeBatch.values: one number per reading slot, NaN
+   * where the batch had no value (a value is never NaN).
+   */
+  at: number;
+  /** The first pod of the batch; most GPUs have one pod or none. */
+  pod: PodLabels | undefined;
+  /** Every pod of the batch, by podKey, the first included, once a second one comes. */
   pods: Map<string, PodLabels> | undefined;
-  /** The pod last put in `pods`. */
+  /** The pod last recorded. */
   lastPod: PodLabels | undefined;
+}
+
+function podKey(pod: PodLabels): string {
+  return `${pod.namespace}/${pod.pod}/${pod.container ?? ''}`;
 }
 
 /**
  * The devices of one scrape. Entries are kept per device across scrapes, so a long file of
- * scrapes of a large fleet costs no new objects per device and scrape until the flush.
+ * scrapes of a large fleet costs no new objects per device and scrape until the flush, and
+ * the flush only the objects the sink receives.
  */
 export class ScrapeBatch {
   private readonly entries = new Map<string, BatchEntry>();
+  /** The values of every entry, READING_KEYS.length apiece: one array for the fleet, not one per device. */
+  private values = new Float64Array(0);
   /** The entry of each interned label set's device (a label set names one device for good). */
   private readonly byLabelSet: (BatchEntry | undefined)[] = [];
   /** This batch's devices in the order they first appeared. */
@@ -125,8 +149,22 @@ export class ScrapeBatch {
     if (entry === undefined) {
       entry = this.entries.get(device.key);
       if (entry === undefined) {
-        entry = { batch: 0, device, mergedFrom: device, values: new Float64Array(READING_KEYS.length), pods: undefined, lastPod: undefined };
+        entry = {
+          batch: 0,
+          device,
+          deviceIsCopy: false,
+          mergedFrom: device,
+          at: this.entries.size * READING_KEYS.length,
+          pod: undefined,
+          pods: undefined,
+          lastPod: undefined,
+        };
         this.entries.set(device.key, entry);
+        if (entry.at === this.values.length) {
+          const grown = new Float64Array(Math.max(64 * READING_KEYS.length, this.values.length * 2));
+          grown.set(this.values);
+          this.values = grown;
+        }
       }
       if (labelSetId !== undefined) {
         while (this.byLabelSet.length <= labelSetId) this.byLabelSet.push(undefined);
@@ -135,39 +173,92 @@ export class ScrapeBatch {
     }
     if (entry.batch !== this.batch) {
       entry.batch = this.batch;
-      entry.device = { ...device };
+      entry.device = device;
+      entry.deviceIsCopy = false;
       entry.mergedFrom = device;
-      entry.values.fill(Number.NaN);
+      this.values.fill(Number.NaN, entry.at, entry.at + READING_KEYS.length);
+      entry.pod = undefined;
       entry.pods = undefined;
       entry.lastPod = undefined;
       this.active.push(entry);
     } else if (entry.mergedFrom !== device) {
       // Series of one label set share their device object (the exporter interns them): a
-      // device merged from once has nothing more to give.
+      // device merged from once has nothing more to give. The series' objects are never
+      // changed: the first merge makes the entry a copy of its own.
+      if (!entry.deviceIsCopy) {
+        entry.device = { ...entry.device };
+        entry.deviceIsCopy = true;
+      }
       mergeDeviceLabels(entry.device, device);
       entry.mergedFrom = device;
     }
-    if (slot !== undefined && value !== undefined) entry.values[slot] = value;
+    if (slot !== undefined && value !== undefined) this.values[entry.at + slot] = value;
     const { pod } = series;
     // Every series of a label set brings the same pod object: one is enough per batch.
     if (pod !== undefined && pod !== entry.lastPod) {
-      entry.pods ??= new Map();
-      entry.pods.set(`${pod.namespace}/${pod.pod}/${pod.container ?? ''}`, pod);
       entry.lastPod = pod;
+      if (entry.pod === undefined) {
+        entry.pod = pod;
+      } else {
+        const key = podKey(pod);
+        if (entry.pods === undefined) {
+          const firstKey = podKey(entry.pod);
+          if (key === firstKey) return;
+          entry.pods = new Map([[firstKey, entry.pod]]);
+        }
+        entry.pods.set(key, pod);
+      }
     }
   }
 
   /** Sends everything gathered, stamped with `time`, and empties the batch. */
   flush(time: number | undefined, devices: DcgmDevices, sink: ObservationSink): void {
     for (const entry of this.active) {
-      const readings = noReadings();
-      entry.values.forEach((value, slot) => {
-        if (!Number.isNaN(value)) readings[READING_KEYS[slot]!] = value;
-      });
-      sendReadings({ device: entry.device, readings, pods: entry.pods }, time, devices, sink);
+      sendEntry(entry, this.values, time, devices, sink);
+      entry.pod = undefined;
       entry.pods = undefined;
     }
     this.active.length = 0;
     this.batch += 1;
   }
+}
+
+function sendAssignment(sink: ObservationSink, ref: DeviceRef, time: number | undefined, pod: PodLabels): void {
+  sink.assignment?.(time === undefined ? { ref, ...pod } : { ref, time, ...pod });
+}
+
+/** A value of `values`, undefined where the batch had none. */
+function valueAt(values: Float64Array, at: number): number | undefined {
+  const value = values[at]!;
+  return Number.isNaN(value) ? undefined : value;
+}
+
+/** sendReadings for a batch entry, read straight from its values (in `values`): the same inventory, assignments and sample. */
+function sendEntry(entry: BatchEntry, values: Float64Array, time: number | undefined, devices: DcgmDevices, sink: ObservationSink): void {
+  const { at } = entry;
+  const memoryTotal = framebufferTotalMiB(
+    valueAt(values, at + SLOT.framebufferTotalMiB),
+    valueAt(values, at + SLOT.memoryUsedMiB),
+    valueAt(values, at + SLOT.framebufferFreeMiB),
+    valueAt(values, at + SLOT.framebufferReservedMiB),
+  );
+  const ref = devices.seen(entry.device, memoryTotal);
+  if (entry.pods !== undefined) {
+    for (const pod of entry.pods.values()) sendAssignment(sink, ref, time, pod);
+  } else if (entry.pod !== undefined) {
+    sendAssignment(sink, ref, time, entry.pod);
+  }
+  const sample: GpuSample = time === undefined ? { ref } : { ref, time };
+  let filled = false;
+  for (const [key, slot] of SAMPLE_SLOTS) {
+    const value = values[at + slot]!;
+    if (Number.isNaN(value)) continue;
+    sample[key] = value;
+    filled = true;
+  }
+  if (memoryTotal !== undefined) {
+    sample.memoryTotalMiB = memoryTotal;
+    filled = true;
+  }
+  if (filled) sink.sample(sample);
 }

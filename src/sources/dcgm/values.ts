@@ -67,7 +67,11 @@ export function readDcgmValue(text: string, field: DcgmField): number | undefine
     if (NO_VALUE.has(text) || NOT_FINITE.test(text)) return undefined;
     if (!NUMBER.test(text)) return Number.NaN;
   }
-  const value = Number(text);
+  return dcgmReading(Number(text), field);
+}
+
+/** readDcgmValue for a value already read as a number: undefined for a sentinel, NaN for a negative one. */
+export function dcgmReading(value: number, field: DcgmField): number | undefined {
   if (isDcgmBlank(value, field.valueType)) return undefined;
   if (value < 0) return Number.NaN;
   return value * field.scale;

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { dcgmExporter } from '../../../src/sources/dcgm-exporter.js';
-import { parseText } from './parse.js';
+import { DcgmDevices } from '../../../src/sources/dcgm/devices.js';
+import { readSeriesLabels } from '../../../src/sources/dcgm/labels.js';
+import { fieldByMetricName } from '../../../src/sources/dcgm/fields.js';
+import { readingSlot, ScrapeBatch } from '../../../src/sources/dcgm/scrape.js';
+import { AssignmentRecordingSink, parseText } from './parse.js';
 
 const GPU_0 = 'gpu="0",UUID="GPU-0000",Hostname="n1"';
 const GPU_1 = 'gpu="1",UUID="GPU-1111",Hostname="n1"';
@@ -49,5 +53,37 @@ describe('dcgm-exporter scrapes, series by series', () => {
     const { sink } = await parseText(dcgmExporter, text);
     expect(sink.devices.at(-1)).toMatchObject({ model: 'NVIDIA L4' });
     expect(sink.assignments).toEqual([{ ref: sink.samples[0]!.ref, namespace: 'ns', pod: 'p' }]);
+  });
+
+  it('sends one assignment per pod and scrape, however many series and label sets name the pod', async () => {
+    // GPU 0 is shared by pods a and b; pod a's labels come in two orders (two label sets), and
+    // pod a comes back after b. Each scrape: a, then b, in order of first appearance.
+    const podA = 'pod="a",namespace="ns"';
+    const podAReordered = 'namespace="ns",pod="a"';
+    const podB = 'pod="b",namespace="ns"';
+    const scrape = (time: number): string =>
+      [podA, podB, podAReordered, podA].map((pod, line) => `DCGM_FI_DEV_${line % 2 === 0 ? 'GPU_UTIL' : 'FB_USED'}{${GPU_0},${pod}} ${line} ${time}\n`).join('');
+    const { sink, result } = await parseText(dcgmExporter, scrape(1000) + scrape(2000));
+    expect(result.records).toBe(2);
+    expect(sink.assignments.map(({ time, pod }) => [time, pod])).toEqual([[1000, 'a'], [1000, 'b'], [2000, 'a'], [2000, 'b']]);
+  });
+
+  it('fills a device from another series without changing the objects its series share', () => {
+    // The device object of a label set serves every scrape: a gap filled in one scrape must
+    // not stay in it for the next.
+    const bare = readSeriesLabels(new Map([['gpu', '0'], ['UUID', 'GPU-0000']]), 'n1')!;
+    const described = readSeriesLabels(new Map([['gpu', '0'], ['UUID', 'GPU-0000'], ['modelName', 'NVIDIA L4']]), 'n1')!;
+    const sink = new AssignmentRecordingSink();
+    const devices = new DcgmDevices(sink);
+    const batch = new ScrapeBatch();
+    const utilization = readingSlot(fieldByMetricName('DCGM_FI_DEV_GPU_UTIL')!);
+    batch.add(bare, utilization, 10, 0);
+    batch.add(described, utilization, 10, 1);
+    batch.flush(1000, devices, sink);
+    batch.add(bare, utilization, 20, 0);
+    batch.flush(2000, devices, sink);
+    expect(bare.device.model).toBeUndefined();
+    expect(sink.devices).toEqual([{ ref: { host: 'n1', uuid: 'GPU-0000', index: 0 }, model: 'NVIDIA L4' }]);
+    expect(sink.samples.map(({ time, utilizationPct }) => [time, utilizationPct])).toEqual([[1000, 10], [2000, 20]]);
   });
 });
