@@ -111,8 +111,11 @@ const HEAD_CHARS = 64 * 1024;
 /**
  * Large chunks: with Node's 64 KiB reads and 16 KiB inflate chunks, stream overhead and the
  * garbage of many small buffers cost more than inflating itself on day-long gzipped logs.
+ * But under 1,031,913 characters: Node makes a longer decoded string an external one, outside
+ * the V8 heap, which does not count towards the next collection, so that dead chunks piled up
+ * to some 64 MB of memory before one (measured on a 100 MB DCGM file: 175 instead of 200 MiB).
  */
-const READ_CHUNK_BYTES = 1024 * 1024;
+const READ_CHUNK_BYTES = 1000 * 1024;
 const GUNZIP_CHUNK_BYTES = 256 * 1024;
 
 export interface OpenedInput {
