@@ -30,6 +30,16 @@
  *
  * Quantile definition: the q-quantile is the smallest value v whose cumulative weight
  * (weight of all values <= v) reaches q x total weight.
+ *
+ * CPU: a report of 10,000 GPUs builds 8 sketches per series, adds a few values to each and
+ * reads one or two quantiles, so the fixed costs count. The bucket bounds of a range are worked
+ * out once per range, not per sketch; the bucket index of a whole number below 2^17 (percents,
+ * MiB, ms) and the powers of γ that bound a bucket are each worked out once per process and
+ * looked up after (the same expressions, so the same doubles); a quantile computes the value of
+ * the one bucket where it stops, not of every bucket it passes; a new bucket moves the later
+ * ones up in place rather than through `splice`. test/analysis/stats/sketch-reference.test.ts
+ * holds all of it to the sketch as first written (test/helpers/reference-quantile-sketch.ts),
+ * bit for bit.
  */
 
 export interface SketchRange {
@@ -59,6 +69,72 @@ function bucketIndex(value: number): number {
   return Math.ceil(Math.log(value) / LOG_GAMMA);
 }
 
+/**
+ * Whole numbers below this have their bucket index remembered once found: nvidia-smi and DCGM
+ * print whole percents and MiB, and intervals are whole ms, so most adds of a fleet repeat a few
+ * thousand values. Indices of 1 .. 2^17 - 1 are 0 .. 2363, which fit an Int16Array (256 KiB).
+ */
+const WHOLE_INDEX_VALUES = 2 ** 17;
+/** Bucket index + 1 of each whole value (0: not worked out yet); allocated at the first use. */
+let wholeIndexPlusOne: Int16Array | undefined;
+
+/** bucketIndex(value) for a positive finite value, looked up for a whole number below 2^17. */
+function bucketIndexOf(value: number): number {
+  if (value < WHOLE_INDEX_VALUES) {
+    const whole = value | 0;
+    if (whole === value) {
+      const table = (wholeIndexPlusOne ??= new Int16Array(WHOLE_INDEX_VALUES));
+      const known = table[whole]!;
+      if (known !== 0) return known - 1;
+      const index = bucketIndex(whole);
+      table[whole] = index + 1;
+      return index;
+    }
+  }
+  return bucketIndex(value);
+}
+
+/**
+ * γ^index for the indices of the ranges in use (the lowest, of 0.01 %, is -923; the highest, of
+ * 1e12 ms, 5541), each computed once: a quantile bounds its bucket with two of them. An index is
+ * a whole number (the ceiling of a logarithm); one outside the table, or the ±Infinity or NaN of
+ * an odd range's bound, is computed each time.
+ */
+const POWER_OFFSET = 2048;
+const POWER_SLOTS = POWER_OFFSET + 8192;
+/** γ^(slot - POWER_OFFSET) by slot (0: not computed yet; no power of γ in the table is 0). */
+let powers: Float64Array | undefined;
+
+function gammaPower(index: number): number {
+  const slot = index + POWER_OFFSET;
+  if (!(slot >= 0 && slot < POWER_SLOTS)) return SKETCH_GAMMA ** index;
+  const table = (powers ??= new Float64Array(POWER_SLOTS));
+  const known = table[slot]!;
+  if (known !== 0) return known;
+  return (table[slot] = SKETCH_GAMMA ** index);
+}
+
+interface RangeBounds {
+  minIndexable: number;
+  maxIndexable: number;
+  lowestIndex: number;
+  highestIndex: number;
+}
+
+/** The bounds of the ranges seen so far (a handful): two logarithms per range, not per sketch. */
+const knownBounds: RangeBounds[] = [];
+const KNOWN_BOUNDS_KEPT = 16;
+
+function boundsOf(range: SketchRange): RangeBounds {
+  const { minIndexable, maxIndexable } = range;
+  for (const bounds of knownBounds) {
+    if (bounds.minIndexable === minIndexable && bounds.maxIndexable === maxIndexable) return bounds;
+  }
+  const bounds = { minIndexable, maxIndexable, lowestIndex: bucketIndex(minIndexable), highestIndex: bucketIndex(maxIndexable) };
+  if (knownBounds.length < KNOWN_BOUNDS_KEPT) knownBounds.push(bounds);
+  return bounds;
+}
+
 /** Numbers per bucket in `WeightedQuantileSketch.slots`: index, weight, weighted sum. */
 const SLOT = 3;
 
@@ -76,13 +152,15 @@ export class WeightedQuantileSketch {
   private readonly highestIndex: number;
 
   constructor(readonly range: SketchRange) {
-    this.lowestIndex = bucketIndex(range.minIndexable);
-    this.highestIndex = bucketIndex(range.maxIndexable);
+    const bounds = boundsOf(range);
+    this.lowestIndex = bounds.lowestIndex;
+    this.highestIndex = bounds.highestIndex;
   }
 
   /** Most buckets this sketch can ever hold (the zero bucket included). */
   static maxBucketCount(range: SketchRange): number {
-    return bucketIndex(range.maxIndexable) - bucketIndex(range.minIndexable) + 2;
+    const bounds = boundsOf(range);
+    return bounds.highestIndex - bounds.lowestIndex + 2;
   }
 
   get totalWeight(): number {
@@ -103,7 +181,7 @@ export class WeightedQuantileSketch {
       if (this.zeroWeight <= EMPTY_WEIGHT) this.zeroWeight = 0;
       return;
     }
-    const index = Math.min(this.highestIndex, Math.max(this.lowestIndex, bucketIndex(value)));
+    const index = Math.min(this.highestIndex, Math.max(this.lowestIndex, bucketIndexOf(value)));
     const position = this.find(index);
     const slots = this.slots;
     if (slots === undefined || position < 0) {
@@ -117,7 +195,7 @@ export class WeightedQuantileSketch {
     const at = position * SLOT;
     slots[at + 1] = slots[at + 1]! + weight;
     slots[at + 2] = slots[at + 2]! + weight * value;
-    if (slots[at + 1]! <= EMPTY_WEIGHT) slots.splice(at, SLOT);
+    if (slots[at + 1]! <= EMPTY_WEIGHT) this.remove(at);
   }
 
   /** Adds everything in `other` (same range) to this sketch. */
@@ -145,17 +223,19 @@ export class WeightedQuantileSketch {
     if (this.total <= EMPTY_WEIGHT) return null;
     const target = Math.min(1, Math.max(0, q)) * this.total;
     let cumulative = this.zeroWeight;
-    if (this.zeroWeight > EMPTY_WEIGHT && cumulative >= target) return 0;
-    let last: number | null = this.zeroWeight > EMPTY_WEIGHT ? 0 : null;
-    const slots = this.slots ?? [];
-    for (let at = 0; at < slots.length; at += SLOT) {
-      const weight = slots[at + 1]!;
-      cumulative += weight;
-      last = this.representative(slots[at]!, weight, slots[at + 2]!);
-      if (cumulative >= target) return last;
+    const holdsZero = this.zeroWeight > EMPTY_WEIGHT;
+    if (holdsZero && cumulative >= target) return 0;
+    const slots = this.slots;
+    if (slots === undefined || slots.length === 0) return holdsZero ? 0 : null;
+    // Stop at the first bucket whose cumulative weight reaches the target; only rounding in
+    // float weights passes them all, and then the top bucket holds the quantile.
+    const top = slots.length - SLOT;
+    let at = 0;
+    for (; at < top; at += SLOT) {
+      cumulative += slots[at + 1]!;
+      if (cumulative >= target) break;
     }
-    // Only rounding in float weights gets here: the top bucket holds the quantile.
-    return last;
+    return this.representative(at);
   }
 
   /** Position (in buckets) of the bucket `index`, or ~(where it would go) when absent. */
@@ -181,17 +261,43 @@ export class WeightedQuantileSketch {
 
   private insert(position: number, index: number, weight: number, weightedSum: number): void {
     this.recent = position;
+    const slots = this.slots;
     // Most sketches of a short input never hold more than one bucket: exactly its size.
-    if (this.slots === undefined) this.slots = [index, weight, weightedSum];
-    else this.slots.splice(position * SLOT, 0, index, weight, weightedSum);
+    if (slots === undefined) {
+      this.slots = [index, weight, weightedSum];
+      return;
+    }
+    // One bucket more at the end (the array grows its store by half when full), then the later
+    // buckets move up one; added in increasing order (a tally drained), none move.
+    const at = position * SLOT;
+    let from = slots.length;
+    slots.push(0, 0, 0);
+    while (from > at) {
+      from -= 1;
+      slots[from + SLOT] = slots[from]!;
+    }
+    slots[at] = index;
+    slots[at + 1] = weight;
+    slots[at + 2] = weightedSum;
   }
 
-  private representative(index: number, weight: number, weightedSum: number): number {
-    const mean = weightedSum / weight;
+  /** Drops the bucket at `at` (in numbers), moving the later ones down. */
+  private remove(at: number): void {
+    const slots = this.slots!;
+    const end = slots.length - SLOT;
+    for (let to = at; to < end; to += 1) slots[to] = slots[to + SLOT]!;
+    slots.length = end;
+  }
+
+  /** The value the bucket at `at` (in numbers) stands for. */
+  private representative(at: number): number {
+    const slots = this.slots!;
+    const index = slots[at]!;
+    const mean = slots[at + 2]! / slots[at + 1]!;
     // Keep float drift from subtraction inside the bucket (bounds widened by a hair so that a
     // value sitting exactly on a bound is never moved); the end buckets are open-ended.
-    const lower = index === this.lowestIndex ? 0 : SKETCH_GAMMA ** (index - 1) * (1 - BOUND_SLACK);
-    const upper = index === this.highestIndex ? Infinity : SKETCH_GAMMA ** index * (1 + BOUND_SLACK);
+    const lower = index === this.lowestIndex ? 0 : gammaPower(index - 1) * (1 - BOUND_SLACK);
+    const upper = index === this.highestIndex ? Infinity : gammaPower(index) * (1 + BOUND_SLACK);
     return Math.min(upper, Math.max(lower, mean));
   }
 }
