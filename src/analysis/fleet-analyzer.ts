@@ -127,6 +127,18 @@ function uuidOnSeveralHostsWarnings(physical: readonly DeviceGroup[], ids: reado
   });
 }
 
+/** Drops what a device's states hold once its entry is built (the states stay, empty, for their labels). */
+function releaseDevice(group: DeviceGroup): void {
+  for (const ref of group.refs) {
+    ref.assignments = undefined;
+    for (const state of ref.bySource.values()) {
+      state.series = undefined;
+      state.points = undefined;
+      state.processes = undefined;
+    }
+  }
+}
+
 export function createFleetAnalyzer(options: AnalysisOptions): FleetAnalyzer {
   return new StreamingFleetAnalyzer(options);
 }
@@ -139,7 +151,7 @@ export function createInspectableFleetAnalyzer(options: AnalysisOptions): FleetA
 class StreamingFleetAnalyzer implements FleetAnalyzer {
   private readonly refs = new Map<string, RefState>();
   /** The state each ref object led to, with the ref's fields at the time (see `refState`). */
-  private readonly stateByRefObject = new WeakMap<DeviceRef, RefObjectState>();
+  private stateByRefObject = new WeakMap<DeviceRef, RefObjectState>();
   /** The ref object of the last event (see `refObjectState`). */
   private lastRefObject: RefObjectState | undefined;
   private readonly sourceWarnings: AnalysisWarning[] = [];
@@ -280,6 +292,10 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       const parent = this.analyzeDevice(group, parentId, null, children.length > 0, warnings);
       const members = [parent, ...children.map((child) =>
         this.analyzeDevice(child, `${parentId}/${child.gpuInstanceId}`, parent, false, warnings))];
+      // Each device's series, points and tables are done with once its entry is built: let them
+      // go now, so that a large fleet's analysis state and its report entries are never all held at once.
+      releaseDevice(group);
+      for (const child of children) releaseDevice(child);
       for (const member of members) {
         gpus.push(member.entry);
         deviceFacts.set(member.entry.id, member.facts);
@@ -298,7 +314,17 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       warnings.push({ source: this.processCpuOverflowSource ?? '', message: `more than ${MAX_PROCESS_SERIES} processes in GPU process trees; ${this.processCpuTable!.droppedReadings} readings of the others were not kept` });
     }
     const processCpu = this.processCpuTable?.trees();
+    this.releaseAll();
     return { gpus, window: { startMs, endMs, seconds }, warnings, deviceFacts, podAssignments, ...(cpu === undefined ? {} : { cpu }), ...(processCpu === undefined ? {} : { processCpu }) };
+  }
+
+  /** After `finish`: nothing of the devices is needed any more (retainedState reads zero). */
+  private releaseAll(): void {
+    this.refs.clear();
+    this.stateByRefObject = new WeakMap();
+    this.lastRefObject = undefined;
+    this.cpuUsage = undefined;
+    this.processCpuTable = undefined;
   }
 
   private currentSource(): SourceState {

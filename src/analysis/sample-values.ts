@@ -24,7 +24,8 @@ export type PercentMetric = (typeof PERCENT_METRICS)[number];
 export const PCIE_METRICS = ['pcieRxKiBps', 'pcieTxKiBps'] as const;
 export type PcieMetric = (typeof PCIE_METRICS)[number];
 
-const FIELDS = [...PERCENT_METRICS, 'memoryUsedMiB', 'memoryTotalMiB', 'computeProcessCount', ...PCIE_METRICS] as const;
+/** Every field of SampleValues, in the order sampleValues writes them. */
+export const SAMPLE_FIELDS = [...PERCENT_METRICS, 'memoryUsedMiB', 'memoryTotalMiB', 'computeProcessCount', ...PCIE_METRICS] as const;
 
 /** A reading that is not a finite, non-negative number is treated as not reported. */
 function usable(value: number | undefined): value is number {
@@ -32,8 +33,8 @@ function usable(value: number | undefined): value is number {
 }
 
 /**
- * The usable figures of a sample. Written out field by field (in FIELDS order) rather than a
- * loop over FIELDS: this runs once per sample of every input, and keyed access by a loop
+ * The usable figures of a sample. Written out field by field (in SAMPLE_FIELDS order) rather than a
+ * loop over SAMPLE_FIELDS: this runs once per sample of every input, and keyed access by a loop
  * variable is several times slower than named access.
  */
 export function sampleValues(sample: GpuSample): SampleValues {
@@ -52,12 +53,12 @@ export function sampleValues(sample: GpuSample): SampleValues {
 
 /** True when both report at least one same field: a second reading at one timestamp, not a complement. */
 export function sharesAField(a: SampleValues, b: SampleValues): boolean {
-  return FIELDS.some((field) => a[field] !== undefined && b[field] !== undefined);
+  return SAMPLE_FIELDS.some((field) => a[field] !== undefined && b[field] !== undefined);
 }
 
 /** Copies into `target` the fields it lacks (sources that send one metric per line at one time). */
 export function fillMissing(target: SampleValues, from: SampleValues): void {
-  for (const field of FIELDS) {
+  for (const field of SAMPLE_FIELDS) {
     if (target[field] === undefined && from[field] !== undefined) target[field] = from[field];
   }
 }

@@ -9,7 +9,9 @@
  *  - every interval goes into a bounded histogram (a quantile sketch of counts), which gives
  *    the median at the end within 0.5 %;
  *  - the LARGEST_INTERVALS_KEPT longest intervals are remembered with the sample they
- *    weighted; at the end the part of each beyond the cap is subtracted again.
+ *    weighted; at the end the part of each beyond the cap is subtracted again. The samples are
+ *    kept as rows of doubles (./sample-rows.ts), the heap holding row numbers: a short series
+ *    keeps every interval, and as objects they were most of a large fleet's analysis memory.
  * If more gaps than that exceed the cap, the shorter of them keep their full weight and
  * `close` reports it so that the analyzer can warn.
  *
@@ -27,6 +29,7 @@
  */
 import { ActivityProfile } from './activity-profile.js';
 import { DEFER_AFTER_ADDS, FigureAccumulator } from './figure-accumulator.js';
+import { SampleRows } from './sample-rows.js';
 import { fillMissing, type SampleValues, sharesAField } from './sample-values.js';
 import { LargestK } from './stats/largest-k.js';
 import { INTERVAL_MS_RANGE, WeightedQuantileSketch } from './stats/weighted-quantile-sketch.js';
@@ -46,8 +49,9 @@ export interface CloseResult {
   uncorrectedGaps: boolean;
 }
 
-/** A remembered interval: the sample it weighted and when that sample was taken. */
-export interface TimedValues {
+/** A remembered interval: its length, the sample it weighted and when that sample was taken. */
+export interface KeptInterval {
+  intervalMs: number;
   startMs: number;
   values: SampleValues;
 }
@@ -61,7 +65,10 @@ export class SeriesRecorder {
   /** Exact mass of the intervals added and the tally in front of their sketch (./whole-value-tally.ts). */
   private intervalMass = 0;
   private intervalTally: WholeValueTally | undefined;
-  readonly longestIntervals = new LargestK<TimedValues>(LARGEST_INTERVALS_KEPT);
+  /** The longest intervals, each with the row of `intervalSamples` holding the sample it weighted. */
+  readonly longestIntervals = new LargestK<number>(LARGEST_INTERVALS_KEPT);
+  /** The samples of the kept intervals, with their start times; a row is reused when its interval is pushed out. */
+  private readonly intervalSamples = new SampleRows();
   /** Timeline and hour-of-week of the committed samples, settled at `close`. */
   readonly activity: ActivityProfile;
   firstTimeMs = Number.NaN;
@@ -129,7 +136,7 @@ export class SeriesRecorder {
   close(capMs: number, lastWeightMs: number): CloseResult {
     if (this.closed) throw new Error('SeriesRecorder.close called twice');
     this.closed = true;
-    for (const { key: intervalMs, item: { startMs, values } } of this.longestIntervals.entries()) {
+    for (const { intervalMs, startMs, values } of this.keptIntervals()) {
       if (intervalMs <= capMs) continue;
       this.figures.add(values, -(intervalMs - capMs));
       this.activity.takeBack(startMs + capMs, intervalMs - capMs, values);
@@ -142,12 +149,25 @@ export class SeriesRecorder {
     return { uncorrectedGaps: this.longestIntervals.largestDroppedKey > capMs };
   }
 
+  /**
+   * The longest intervals kept, each with the sample it weighted (rebuilt from its row), in the
+   * heap's order: the order `close` takes weight back in, on which its float sums depend.
+   */
+  keptIntervals(): KeptInterval[] {
+    const rows = this.intervalSamples;
+    return this.longestIntervals.entries().map(({ key, item: row }) => ({ intervalMs: key, startMs: rows.startMs(row), values: rows.values(row) }));
+  }
+
   private commit(values: SampleValues, startMs: number, intervalMs: number): void {
     this.figures.add(values, intervalMs);
     this.activity.add(startMs, intervalMs, values);
     this.addInterval(intervalMs);
-    // Most intervals are no longer than the ones kept already: no payload is built for them.
-    if (this.longestIntervals.admits(intervalMs)) this.longestIntervals.offer(intervalMs, { startMs, values });
+    // Most intervals of a long series are no longer than the ones kept already: nothing is stored for them.
+    const longest = this.longestIntervals;
+    if (!longest.admits(intervalMs)) return;
+    const row = longest.itemPushedOut ?? longest.size;
+    this.intervalSamples.write(row, startMs, values);
+    longest.offer(intervalMs, row);
   }
 
   private addInterval(intervalMs: number): void {

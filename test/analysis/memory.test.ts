@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createInspectableFleetAnalyzer } from '../../src/analysis/fleet-analyzer.js';
 import { LARGEST_INTERVALS_KEPT } from '../../src/analysis/series.js';
 import { INTERVAL_MS_RANGE, MIB_RANGE, PERCENT_RANGE, WeightedQuantileSketch } from '../../src/analysis/stats/weighted-quantile-sketch.js';
-import { gpu0, T0 } from './events.js';
+import { gpu0, gpu1, T0 } from './events.js';
 
 describe('a million samples of one GPU', () => {
   it('keep the retained state under its caps', () => {
@@ -38,5 +38,22 @@ describe('a million samples of one GPU', () => {
       source: 'long.csv',
       message: `GPU ${gpu.id}: more than ${LARGEST_INTERVALS_KEPT} gaps exceed twice the median sample interval; the longest were capped, the rest count in full`,
     }]);
+  });
+});
+
+describe('after finish', () => {
+  it('holds nothing of the devices: their series, points and tables were let go as their entries were built', () => {
+    // Two GPUs in two inputs, with timed samples, point values and processes; the profile is
+    // what stays, so that analysis state and report entries do not add up in a large fleet.
+    const analyzer = createInspectableFleetAnalyzer({ idleThresholdPct: 5 });
+    analyzer.beginSource('a.csv');
+    for (let i = 0; i < 100; i += 1) analyzer.sample({ ref: i % 2 === 0 ? gpu0 : gpu1, time: T0 + i * 500, utilizationPct: i % 101 });
+    analyzer.process({ ref: gpu0, pid: 42, name: 'python', usedMemoryMiB: 1024 });
+    analyzer.beginSource('b.xml');
+    analyzer.sample({ ref: gpu1, utilizationPct: 50 });
+    expect(analyzer.retainedState()).toMatchObject({ deviceRefs: 2, series: 2, processes: 1 });
+    const profile = analyzer.finish();
+    expect(profile.gpus.map(({ samples }) => samples)).toEqual([50, 51]);
+    expect(analyzer.retainedState()).toEqual({ deviceRefs: 0, series: 0, largestIntervalHistogramBuckets: 0, largestIntervalHeap: 0, sketchBuckets: 0, processes: 0 });
   });
 });

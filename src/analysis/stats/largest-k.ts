@@ -37,6 +37,15 @@ export class LargestK<T> {
   }
 
   /**
+   * The item an admitted offer would push out: the one with the smallest key, when at capacity
+   * (undefined below it, where nothing is pushed out). A caller that stores payloads in slots of
+   * its own keeps items as slot numbers and writes the new payload into this one's slot.
+   */
+  get itemPushedOut(): T | undefined {
+    return this.items.length < this.capacity ? undefined : this.items[0];
+  }
+
+  /**
    * Whether an offer of `key` would be kept. When it would not, the key counts as offered and
    * dropped (as `offer` would count it), so the caller may skip the offer and its payload.
    */

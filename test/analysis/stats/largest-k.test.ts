@@ -39,6 +39,18 @@ describe('LargestK', () => {
     expect(largest.largestDroppedKey).toBe(5);
   });
 
+  it('names the item an admitted offer would push out: none below capacity, then the smallest key\'s', () => {
+    // series.ts keeps row numbers as items and writes a new interval's sample into this row.
+    const largest = new LargestK<string>(2);
+    largest.offer(5, 'a');
+    expect(largest.itemPushedOut).toBeUndefined();
+    largest.offer(7, 'b');
+    expect(largest.itemPushedOut).toBe('a');
+    largest.offer(9, 'c'); // pushes out 5 'a'; kept 7 'b', 9 'c'
+    expect(largest.itemPushedOut).toBe('b');
+    expect(largest.entries().map(({ item }) => item).sort()).toEqual(['b', 'c']);
+  });
+
   it('keeps the same entries in the same order as the heap of entry objects it replaced', () => {
     // The order of entries() is the order in which series.ts takes weight back: float sums depend on it.
     fc.assert(fc.property(fc.integer({ min: 1, max: 40 }), fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 300 }), (capacity, keys) => {
