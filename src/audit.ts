@@ -246,11 +246,13 @@ async function readInput(input: InputRef, options: AuditOptions, sink: Observati
     sink.beginSource(input.ref);
     const context = { ref: input.ref, host: hostForInput(input, options.host), timeZone: options.timeZone };
     let result;
-    if (await shouldParseInWorker(input, options.parseWorkers ?? parseWorkerModeOf(process.env))) {
+    const worker = (await shouldParseInWorker(input, options.parseWorkers ?? parseWorkerModeOf(process.env)))
+      ? await import('./sources/worker/parse-in-worker.js')
+      : undefined;
+    if (worker?.parseWorkerInstalled() === true) {
       // The worker reads the file itself: this thread's stream was only for the head.
       opened.close();
-      const { parseInWorker } = await import('./sources/worker/parse-in-worker.js');
-      result = await parseInWorker({ input, format: parser.format, context }, sourceSink);
+      result = await worker.parseInWorker({ input, format: parser.format, context }, sourceSink);
     } else {
       result = await parser.parse(opened.chunks, context, sourceSink);
     }

@@ -10,6 +10,7 @@
  * Loaded on demand (audit.ts imports it only for a large file), with node:worker_threads, so
  * that a small audit starts without either.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,11 +80,22 @@ export async function parseInWorker(job: ParseJob, sink: ObservationSink): Promi
  * The worker's entry is parse-worker beside this module, in the form this module was loaded
  * in: the CLI's bundle (dist/bundle/gpu-audit.cjs, beside parse-worker.cjs) or tsc's dist/ (.js).
  */
-function startParseWorker(job: ParseJob): Worker {
+function workerEntry(): URL {
   const here = import.meta.url;
-  const extension = path.extname(fileURLToPath(here));
-  const entry = new URL(`./parse-worker${extension}`, here);
-  if (extension === '.ts') return new Worker(workerScriptFromSources(fileURLToPath(entry)), { eval: true, workerData: job });
+  return new URL(`./parse-worker${path.extname(fileURLToPath(here))}`, here);
+}
+
+/**
+ * Whether a worker can be started: false where this module was bundled into someone else's
+ * program without parse-worker beside it (then the input is parsed in the calling thread).
+ */
+export function parseWorkerInstalled(): boolean {
+  return existsSync(workerEntry());
+}
+
+function startParseWorker(job: ParseJob): Worker {
+  const entry = workerEntry();
+  if (entry.pathname.endsWith('.ts')) return new Worker(workerScriptFromSources(fileURLToPath(entry)), { eval: true, workerData: job });
   return new Worker(entry, { workerData: job });
 }
 
