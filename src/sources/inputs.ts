@@ -111,9 +111,10 @@ const HEAD_CHARS = 64 * 1024;
 /**
  * Large reads: with Node's 64 KiB reads and 16 KiB inflate chunks, stream overhead and the
  * garbage of many small buffers cost more than inflating itself on day-long gzipped logs. The
- * text is handed on in smaller pieces (TEXT_PIECE_BYTES).
+ * text is handed on in smaller pieces (TEXT_PIECE_BYTES). Under 1,031,913 bytes, so that a
+ * parser that asks for whole reads gets strings in the V8 heap (see TEXT_PIECE_BYTES).
  */
-const READ_CHUNK_BYTES = 1024 * 1024;
+export const READ_CHUNK_BYTES = 1000 * 1024;
 const GUNZIP_CHUNK_BYTES = 256 * 1024;
 
 export interface OpenedInput {
@@ -123,6 +124,8 @@ export interface OpenedInput {
   chunks: AsyncIterable<string>;
   /** Releases the underlying stream when the caller stops early. */
   close(): void;
+  /** From the next chunk read on, hands the text on in pieces of at most this many bytes (see TEXT_PIECE_BYTES). */
+  setTextPieceBytes(bytes: number): void;
 }
 
 /** Opens an input for reading; errors name the file and say what went wrong. */
@@ -146,7 +149,8 @@ export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = 
 
   const first = await readRaw();
   const isGzip = first !== undefined && first.length >= 2 && first[0] === GZIP_MAGIC_0 && first[1] === GZIP_MAGIC_1;
-  const decodedChunks = isGzip ? gunzipChunks(first, readRaw, ref) : plainChunks(first, readRaw);
+  const decoder = new Utf8Chunks();
+  const decodedChunks = isGzip ? gunzipChunks(first, readRaw, ref, decoder) : plainChunks(first, readRaw, decoder);
 
   // Read ahead until the head is long enough for detection; those chunks are replayed first.
   const buffered: string[] = [];
@@ -173,11 +177,10 @@ export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = 
       yield next.value;
     }
   }
-  return { head, chunks: all(), close: destroy };
+  return { head, chunks: all(), close: destroy, setTextPieceBytes: (bytes) => (decoder.pieceBytes = bytes) };
 }
 
-async function* plainChunks(first: Buffer | undefined, readRaw: () => Promise<Buffer | undefined>): AsyncIterable<string> {
-  const decoder = new Utf8Chunks();
+async function* plainChunks(first: Buffer | undefined, readRaw: () => Promise<Buffer | undefined>, decoder: Utf8Chunks): AsyncIterable<string> {
   let chunk = first;
   while (chunk !== undefined) {
     yield* decoder.pieces(chunk);
@@ -188,13 +191,14 @@ async function* plainChunks(first: Buffer | undefined, readRaw: () => Promise<Bu
 }
 
 /**
- * Bytes decoded into one string at most: 60 KiB give a string under V8's largest ordinary heap
- * object (128 KiB) even when every byte becomes a two-byte character. A longer string is made
- * in its own memory mapping, which cost about 0.8 ms per MB read against 0.13 ms (allocating,
- * then unmapping it), and one of more than 1,031,913 characters Node makes external to the
- * heap, where dead ones pile up uncounted until a collection.
+ * Bytes decoded into one string at most, unless the parser asks for other pieces
+ * (SourceParser.textPieceBytes): 60 KiB give a string under V8's largest ordinary heap object
+ * (128 KiB) even when every byte becomes a two-byte character. A longer string is made in its
+ * own memory mapping, which cost about 0.8 ms per MB read against 0.13 ms (allocating, then
+ * unmapping it), and one of more than 1,031,913 characters Node makes external to the heap,
+ * where dead ones pile up uncounted until a collection.
  */
-const TEXT_PIECE_BYTES = 60 * 1024;
+export const TEXT_PIECE_BYTES = 60 * 1024;
 
 /**
  * UTF-8 decoding across chunk boundaries, without the byte order mark. Logs are nearly always
@@ -206,11 +210,13 @@ class Utf8Chunks {
   /** Whether the decoder may hold an incomplete character: the last chunk it read ended in a non-ASCII byte. */
   private pending = false;
   private atStart = true;
+  pieceBytes = TEXT_PIECE_BYTES;
 
-  /** The text of `chunk`, in pieces of at most TEXT_PIECE_BYTES bytes (empty ones left out). */
+  /** The text of `chunk`, in pieces of at most pieceBytes bytes (empty ones left out). */
   *pieces(chunk: Buffer): Generator<string, void, undefined> {
-    for (let start = 0; start < chunk.length; start += TEXT_PIECE_BYTES) {
-      const text = this.write(chunk.subarray(start, start + TEXT_PIECE_BYTES));
+    const pieceBytes = this.pieceBytes;
+    for (let start = 0; start < chunk.length; start += pieceBytes) {
+      const text = this.write(chunk.subarray(start, start + pieceBytes));
       if (text !== '') yield text;
     }
   }
@@ -242,6 +248,7 @@ async function* gunzipChunks(
   first: Buffer,
   readRaw: () => Promise<Buffer | undefined>,
   ref: string,
+  decoder: Utf8Chunks,
 ): AsyncIterable<string> {
   const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES });
   // Feed compressed bytes in the background; errors surface through the gunzip stream.
@@ -254,7 +261,6 @@ async function* gunzipChunks(
     gunzip.end();
   })().catch((error: unknown) => gunzip.destroy(error as Error));
 
-  const decoder = new Utf8Chunks();
   try {
     for await (const piece of gunzip as AsyncIterable<Buffer>) {
       yield* decoder.pieces(piece);

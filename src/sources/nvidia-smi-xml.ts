@@ -13,6 +13,7 @@
  */
 import { InputError } from '../model/errors.js';
 import type { ObservationSink } from '../model/observations.js';
+import { READ_CHUNK_BYTES } from './inputs.js';
 import type { ParseResult, SourceContext, SourceParser } from './types.js';
 import { XmlDocumentScanner, type ScannedDocument } from './xml/document-scanner.js';
 import type { DefectiveDocument } from './xml/markup.js';
@@ -109,4 +110,8 @@ export const nvidiaSmiXml: SourceParser = {
   description: 'nvidia-smi -q -x XML',
   detect,
   parse,
+  // Whole reads: a document (some 100 KB of an 8-GPU node) that lies inside one chunk is a slice
+  // of it, while one cut across chunks is joined from its pieces, a copy. With 60 KiB pieces
+  // every document was copied: a 500 MB log took 3.2 s instead of 2.9 s.
+  textPieceBytes: READ_CHUNK_BYTES,
 };

@@ -26,5 +26,11 @@ export interface SourceParser {
   /** Human description for messages and the README (`nvidia-smi -q -x XML`). */
   description: string;
   detect(head: string): boolean;
+  /**
+   * The largest text chunk, in input bytes, the parser wants to be handed (default: inputs.ts
+   * TEXT_PIECE_BYTES, small enough for ordinary heap strings); for a parser that keeps parts of
+   * the text across chunks.
+   */
+  textPieceBytes?: number;
   parse(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink): Promise<ParseResult>;
 }

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAudit, type AuditOptions } from '../../../src/audit.js';
 import { InputError } from '../../../src/model/errors.js';
 import type { GpuSample, ObservationSink } from '../../../src/model/observations.js';
+import { READ_CHUNK_BYTES, TEXT_PIECE_BYTES } from '../../../src/sources/inputs.js';
 import { parseInWorker } from '../../../src/sources/worker/parse-in-worker.js';
 import { MAX_BATCHES_AHEAD, type ParseJob } from '../../../src/sources/worker/protocol.js';
 import { corpusFiles, repoRoot } from '../../helpers/corpus.js';
@@ -65,7 +66,7 @@ describe('the same report from a worker as from the main thread', () => {
 describe('a log of many batches', () => {
   let directory: string;
   let csv: string;
-  /** 8 GPUs x 12,000 rows of about 145 bytes: some 14 MB, fourteen 1 MiB chunks. */
+  /** 8 GPUs x 12,000 rows of about 145 bytes: some 14 MB, fourteen reads and over two hundred pieces of text. */
   const ROWS_PER_GPU = 12_000;
   beforeAll(() => {
     directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-worker-'));
@@ -95,8 +96,11 @@ describe('a log of many batches', () => {
     const result = await parseInWorker(job(csv, 'nvidia-smi-csv'), slow);
     expect(samples).toBe(8 * ROWS_PER_GPU);
     expect(result.records).toBe(8 * ROWS_PER_GPU);
-    // One batch per 1 MiB chunk read (the last one partly full).
-    expect(result.batches).toBe(Math.ceil(statSync(csv).size / 2 ** 20));
+    // One batch per piece of text: each read cut into pieces of TEXT_PIECE_BYTES (the last ones partly full).
+    const size = statSync(csv).size;
+    const fullReads = Math.floor(size / READ_CHUNK_BYTES);
+    const piecesPerRead = Math.ceil(READ_CHUNK_BYTES / TEXT_PIECE_BYTES);
+    expect(result.batches).toBe(fullReads * piecesPerRead + Math.ceil((size % READ_CHUNK_BYTES) / TEXT_PIECE_BYTES));
     expect(result.mostBatchesAhead).toBe(MAX_BATCHES_AHEAD);
   });
 
