@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/model/errors.js';
-import { hostForInput, openInput, resolveInputs } from '../../src/sources/inputs.js';
+import { READ_CHUNK_BYTES, TEXT_PIECE_BYTES, hostForInput, openInput, resolveInputs } from '../../src/sources/inputs.js';
 
 function tempTree(files: Record<string, string | Buffer>): string {
   const root = mkdtempSync(path.join(tmpdir(), 'gpu-audit-inputs-'));
@@ -98,6 +98,23 @@ describe('openInput', () => {
     const stdin = Readable.from(chunks);
     const opened = await openInput({ ref: '-', path: undefined, discovered: false }, stdin);
     expect(await readAll(opened.chunks)).toBe(bytes.toString('utf8'));
+  });
+
+  it('hands text on in pieces of at most TEXT_PIECE_BYTES, or in whole reads where the parser asks', async () => {
+    const text = 'y'.repeat(3 * READ_CHUNK_BYTES + 5);
+    const root = tempTree({ 'big.txt': text });
+    const lengths = async (pieceBytes?: number): Promise<number[]> => {
+      const opened = await openInput({ ref: 'b', path: path.join(root, 'big.txt'), discovered: false });
+      if (pieceBytes !== undefined) opened.setTextPieceBytes(pieceBytes);
+      const seen: number[] = [];
+      for await (const chunk of opened.chunks) seen.push(chunk.length);
+      return seen;
+    };
+    const pieces = await lengths();
+    expect(pieces.reduce((sum, length) => sum + length, 0)).toBe(text.length);
+    expect(Math.max(...pieces)).toBe(TEXT_PIECE_BYTES);
+    // The first read was cut for the head before the parser was known; the later ones are whole.
+    expect((await lengths(READ_CHUNK_BYTES)).slice(-3)).toEqual([READ_CHUNK_BYTES, READ_CHUNK_BYTES, 5]);
   });
 
   it('hands the head to detection and replays it in the stream', async () => {
