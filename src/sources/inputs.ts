@@ -111,10 +111,9 @@ const HEAD_CHARS = 64 * 1024;
 /**
  * Large reads: with Node's 64 KiB reads and 16 KiB inflate chunks, stream overhead and the
  * garbage of many small buffers cost more than inflating itself on day-long gzipped logs. The
- * text is handed on in smaller pieces (TEXT_PIECE_BYTES). Under 1,031,913 bytes, so that a
- * parser that asks for whole reads gets strings in the V8 heap (see TEXT_PIECE_BYTES).
+ * text is handed on in smaller pieces (TEXT_PIECE_BYTES) unless the parser asks for whole reads.
  */
-export const READ_CHUNK_BYTES = 1000 * 1024;
+export const READ_CHUNK_BYTES = 1024 * 1024;
 const GUNZIP_CHUNK_BYTES = 256 * 1024;
 
 export interface OpenedInput {
@@ -192,13 +191,13 @@ async function* plainChunks(first: Buffer | undefined, readRaw: () => Promise<Bu
 
 /**
  * Bytes decoded into one string at most, unless the parser asks for other pieces
- * (SourceParser.textPieceBytes): 60 KiB give a string under V8's largest ordinary heap object
- * (128 KiB) even when every byte becomes a two-byte character. A longer string is made in its
- * own memory mapping, which cost about 0.8 ms per MB read against 0.13 ms (allocating, then
- * unmapping it), and one of more than 1,031,913 characters Node makes external to the heap,
- * where dead ones pile up uncounted until a collection.
+ * (SourceParser.textPieceBytes): 64 KiB of ASCII, a read in 16 pieces, give strings well under
+ * V8's largest ordinary heap object (128 KiB). A longer string is made in its own memory
+ * mapping, which cost about 0.8 ms per MB read against 0.13 ms (allocating, then unmapping
+ * it), and one of more than 1,031,913 characters Node makes external to the heap, where dead
+ * ones pile up to some 64 MB before they count towards a collection.
  */
-export const TEXT_PIECE_BYTES = 60 * 1024;
+export const TEXT_PIECE_BYTES = 64 * 1024;
 
 /**
  * UTF-8 decoding across chunk boundaries, without the byte order mark. Logs are nearly always
