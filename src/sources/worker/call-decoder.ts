@@ -15,22 +15,21 @@ import type {
   SourceWarning,
 } from '../../model/observations.js';
 import type { EncodedBatch } from './call-encoder.js';
-import { CALL_KIND, SAMPLE_BIT } from './protocol.js';
-
-const {
-  time: TIME,
-  utilizationPct: UTILIZATION,
-  memoryUtilizationPct: MEMORY_UTILIZATION,
-  memoryUsedMiB: MEMORY_USED,
-  memoryTotalMiB: MEMORY_TOTAL,
-  smActivePct: SM_ACTIVE,
-  tensorActivePct: TENSOR_ACTIVE,
-  grEngineActivePct: GR_ENGINE_ACTIVE,
-  powerW: POWER,
-  pcieRxKiBps: PCIE_RX,
-  pcieTxKiBps: PCIE_TX,
-  computeProcessCount: COMPUTE_PROCESSES,
-} = SAMPLE_BIT;
+import {
+  CALL_KIND,
+  COMPUTE_PROCESSES,
+  GR_ENGINE_ACTIVE,
+  MEMORY_TOTAL,
+  MEMORY_USED,
+  MEMORY_UTILIZATION,
+  PCIE_RX,
+  PCIE_TX,
+  POWER,
+  SM_ACTIVE,
+  TENSOR_ACTIVE,
+  TIME,
+  UTILIZATION,
+} from './protocol.js';
 
 /** An argument as it travelled: its ref replaced by the ref's id. */
 type WithRefId<T extends { ref: DeviceRef }> = Omit<T, 'ref'> & { ref: number | DeviceRef };

@@ -18,7 +18,22 @@ import type {
   ProcessSample,
   SourceWarning,
 } from '../../model/observations.js';
-import { CALL_KIND, SAMPLE_BIT, SAMPLE_FIELDS } from './protocol.js';
+import {
+  CALL_KIND,
+  COMPUTE_PROCESSES,
+  GR_ENGINE_ACTIVE,
+  MEMORY_TOTAL,
+  MEMORY_USED,
+  MEMORY_UTILIZATION,
+  PCIE_RX,
+  PCIE_TX,
+  POWER,
+  SAMPLE_FIELDS,
+  SM_ACTIVE,
+  TENSOR_ACTIVE,
+  TIME,
+  UTILIZATION,
+} from './protocol.js';
 
 /** A batch ready to post: `buffer` holds `length` numbers of records. */
 export interface EncodedBatch {
@@ -35,21 +50,6 @@ export interface EncodedBatch {
 const INITIAL_CAPACITY = 128 * 1024;
 /** The longest record: kind, ref id, presence mask and every field. */
 const LONGEST_SAMPLE_RECORD = 3 + SAMPLE_FIELDS.length;
-
-const {
-  time: TIME,
-  utilizationPct: UTILIZATION,
-  memoryUtilizationPct: MEMORY_UTILIZATION,
-  memoryUsedMiB: MEMORY_USED,
-  memoryTotalMiB: MEMORY_TOTAL,
-  smActivePct: SM_ACTIVE,
-  tensorActivePct: TENSOR_ACTIVE,
-  grEngineActivePct: GR_ENGINE_ACTIVE,
-  powerW: POWER,
-  pcieRxKiBps: PCIE_RX,
-  pcieTxKiBps: PCIE_TX,
-  computeProcessCount: COMPUTE_PROCESSES,
-} = SAMPLE_BIT;
 
 export class CallEncoder implements Required<ObservationSink> {
   private values: Float64Array;

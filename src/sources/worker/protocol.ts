@@ -43,10 +43,26 @@ type NumericSampleField = Exclude<keyof GpuSample, 'ref'>;
 const sampleFieldsMatchGpuSample: [SampleField] extends [NumericSampleField] ? ([NumericSampleField] extends [SampleField] ? true : never) : never = true;
 void sampleFieldsMatchGpuSample;
 
-/** One bit per field of SAMPLE_FIELDS, for the encoder and decoder (written out there: they run per sample). */
-export const SAMPLE_BIT: Readonly<Record<SampleField, number>> = Object.freeze(
+/** One bit per field of SAMPLE_FIELDS. */
+const SAMPLE_BIT: Readonly<Record<SampleField, number>> = Object.freeze(
   Object.fromEntries(SAMPLE_FIELDS.map((field, bit) => [field, 1 << bit])) as Record<SampleField, number>,
 );
+
+/** Each bit by name, for the encoder and decoder, which test them field by field: they run per sample. */
+export const {
+  time: TIME,
+  utilizationPct: UTILIZATION,
+  memoryUtilizationPct: MEMORY_UTILIZATION,
+  memoryUsedMiB: MEMORY_USED,
+  memoryTotalMiB: MEMORY_TOTAL,
+  smActivePct: SM_ACTIVE,
+  tensorActivePct: TENSOR_ACTIVE,
+  grEngineActivePct: GR_ENGINE_ACTIVE,
+  powerW: POWER,
+  pcieRxKiBps: PCIE_RX,
+  pcieTxKiBps: PCIE_TX,
+  computeProcessCount: COMPUTE_PROCESSES,
+} = SAMPLE_BIT;
 
 /**
  * Kind of each call, the first number of its record in a batch. A sample's record goes on with
