@@ -8,6 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { DEFAULT_CLOCK_TICKS } from '../collect/proc.js';
 import { InputError } from '../model/errors.js';
 import { isValidTimeZone } from './timestamps.js';
 
@@ -113,6 +114,12 @@ export function bundleAuditFiles(directory: string, manifest: BundleManifest): s
 export async function bundleManifestOfFile(file: string): Promise<BundleManifest | undefined> {
   const manifest = await readBundleManifest(path.dirname(file));
   return manifest?.files.some((entry) => entry.name === path.basename(file)) === true ? manifest : undefined;
+}
+
+/** USER_HZ of the bundle a CPU-ticks file belongs to; stdin and loose files get Linux's default. */
+export async function bundleClockTicksOf(ref: string): Promise<number> {
+  const manifest = await bundleManifestOfFile(ref).catch(() => undefined);
+  return manifest?.clockTicksPerSecond ?? DEFAULT_CLOCK_TICKS;
 }
 
 /** The one zone all bundles among `args` agree on; undefined when none is a bundle or they differ. */

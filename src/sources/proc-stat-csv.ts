@@ -18,8 +18,8 @@
  *
  * Detection: the exact header line the collector writes.
  */
-import { DEFAULT_CLOCK_TICKS, CPU_TIME_FIELDS } from '../collect/proc.js';
-import { bundleManifestOfFile } from './collect-bundle.js';
+import { CPU_TIME_FIELDS } from '../collect/proc.js';
+import { bundleClockTicksOf } from './collect-bundle.js';
 import type { ParseResult, SourceParser } from './types.js';
 import { forEachLine } from './text/lines.js';
 import { WarningLimiter } from './text/warnings.js';
@@ -35,19 +35,13 @@ function detect(head: string): boolean {
   return first.replace(/^\uFEFF/, '').replace(/\r$/, '') === HEADER_LINE;
 }
 
-/** USER_HZ of the bundle the file belongs to; stdin and loose files get Linux's default. */
-async function clockTicksOf(ref: string): Promise<number> {
-  const manifest = await bundleManifestOfFile(ref).catch(() => undefined);
-  return manifest?.clockTicksPerSecond ?? DEFAULT_CLOCK_TICKS;
-}
-
 export const procStatCsv: SourceParser = {
   format: 'proc-stat-csv',
   description: 'gpu-audit collect proc-stat.csv (host CPU ticks)',
   detect,
   async parse(chunks, context, sink): Promise<ParseResult> {
     const limiter = new WarningLimiter(sink);
-    const ticksPerSecond = await clockTicksOf(context.ref);
+    const ticksPerSecond = await bundleClockTicksOf(context.ref);
     let cpus: number | undefined;
     let rows = 0;
 

@@ -16,8 +16,7 @@
  *
  * Detection: the exact header line the collector writes.
  */
-import { DEFAULT_CLOCK_TICKS } from '../collect/proc.js';
-import { bundleManifestOfFile } from './collect-bundle.js';
+import { bundleClockTicksOf } from './collect-bundle.js';
 import type { ParseResult, SourceParser } from './types.js';
 import { forEachLine } from './text/lines.js';
 import { WarningLimiter } from './text/warnings.js';
@@ -69,12 +68,6 @@ export function splitCsvRow(line: string): string[] | undefined {
   }
 }
 
-/** USER_HZ of the bundle the file belongs to; stdin and loose files get Linux's default. */
-async function clockTicksOf(ref: string): Promise<number> {
-  const manifest = await bundleManifestOfFile(ref).catch(() => undefined);
-  return manifest?.clockTicksPerSecond ?? DEFAULT_CLOCK_TICKS;
-}
-
 const wholeNumber = (text: string): number | undefined => (/^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined);
 
 export const processCpuCsv: SourceParser = {
@@ -83,7 +76,7 @@ export const processCpuCsv: SourceParser = {
   detect,
   async parse(chunks, context, sink): Promise<ParseResult> {
     const limiter = new WarningLimiter(sink);
-    const ticksPerSecond = await clockTicksOf(context.ref);
+    const ticksPerSecond = await bundleClockTicksOf(context.ref);
     let rows = 0;
 
     const lines = await forEachLine(chunks, context.ref, (raw, lineNumber) => {
