@@ -15,13 +15,14 @@
 import { InputError } from '../model/errors.js';
 import type { ParseResult, SourceParser } from './types.js';
 import { DCGM_METRIC_PREFIX, fieldByMetricName, type DcgmField } from './dcgm/fields.js';
-import { copyString, type InternedLabels, LabelSetCache, SampleSpan, scanExpositionLine } from './dcgm/exposition.js';
+import { type InternedLabels, LabelSetCache, SampleSpan, scanExpositionLine } from './dcgm/exposition.js';
 import { readSeriesLabels, TARGET_POD_LABELS_WARNING, type SeriesLabelsRead } from './dcgm/labels.js';
 import { DcgmDevices } from './dcgm/devices.js';
 import { readingSlot, ScrapeBatch } from './dcgm/scrape.js';
 import { dcgmReading, readDcgmValue } from './dcgm/values.js';
 import { forEachLineSpan } from './text/lines.js';
 import { WarningLimiter } from './text/warnings.js';
+import { detached } from './xml/detached.js';
 
 /** What `curl -v` mixes into its output: `* Trying ...`, `> GET /metrics`, `< HTTP/1.1 200`. */
 const CURL_NOISE = /^[*<>] /;
@@ -135,7 +136,7 @@ export const dcgmExporter: SourceParser = {
       if (!name.startsWith(DCGM_METRIC_PREFIX)) return undefined;
       lastMetric = metrics.get(name);
       if (lastMetric === undefined) {
-        const own = copyString(name);
+        const own = detached(name);
         lastMetric = new MetricSeries(own, fieldByMetricName(own));
         metrics.set(own, lastMetric);
       }

@@ -11,6 +11,7 @@
  * the reason, for the caller's warning.
  */
 import { isPlainDecimal } from './values.js';
+import { detached } from '../xml/detached.js';
 
 export interface ExpositionSample {
   /** The name and labels exactly as printed: equal texts are the same series. */
@@ -311,7 +312,7 @@ export class LabelSetCache {
     } else {
       open = readName(text, start, isMetricNameChar);
       if (open === start || open >= end || text.charCodeAt(open) !== OPEN_BRACE) return false;
-      name = copyString(text.slice(start, open));
+      name = detached(text.slice(start, open));
     }
 
     const predicted = this.last?.next;
@@ -381,7 +382,7 @@ export class LabelSetCache {
    */
   private intern(text: string): CachedLabels | undefined {
     if (this.byText.size >= this.capacity) return undefined;
-    const own = copyString(text);
+    const own = detached(text);
     const block = scanLabelBlock(own, 0, '');
     if (!('labels' in block) || block.end !== own.length) return undefined;
     const interned: CachedLabels = { id: this.byText.size, text: own, labels: block.labels, next: undefined };
@@ -392,14 +393,6 @@ export class LabelSetCache {
 
 /** About 250 MB of label sets at dcgm-exporter's 20 labels; far more GPUs than any file holds. */
 const DEFAULT_LABEL_SET_CAPACITY = 1 << 20;
-
-/**
- * A string with its own characters. V8 represents `slice` results as views of the string
- * they came from, so keeping a 100-character slice keeps the whole 1 MiB chunk alive.
- */
-export function copyString(text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string;
-}
 
 /**
  * Scans one line. With a `cache`, a label block already seen in the input is looked up
@@ -463,7 +456,7 @@ export function scanExpositionLine(line: string, cache?: LabelSetCache): Exposit
     if (skipBlanks(line, timestampEnd) !== line.length) return invalid(`unexpected text after the value of ${name}`);
   }
   const sample: ExpositionSample = { series: line.slice(seriesStart, position), name, labels, value, time };
-  if (cache !== undefined && nameBeforeBraces !== undefined && nameBeforeBraces !== lastName) cache.lastName = copyString(nameBeforeBraces);
+  if (cache !== undefined && nameBeforeBraces !== undefined && nameBeforeBraces !== lastName) cache.lastName = detached(nameBeforeBraces);
   if (labelSet !== undefined) sample.labelSet = labelSet;
   return { kind: 'sample', sample };
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { copyString, LabelSetCache, scanExpositionLine } from '../../../src/sources/dcgm/exposition.js';
+import { LabelSetCache, scanExpositionLine } from '../../../src/sources/dcgm/exposition.js';
+import { detached } from '../../../src/sources/xml/detached.js';
 import type { ExpositionLine } from '../../../src/sources/dcgm/exposition.js';
 
 /** What a scan says, without the interned label set (a cache adds it; the rest must not change). */
@@ -96,8 +97,8 @@ describe('LabelSetCache', () => {
   });
 });
 
-describe('copyString', () => {
+describe('detached (the copy kept of a label block)', () => {
   it('gives the same text, whatever characters it holds', () => {
-    for (const text of ['', 'GPU-6d5c0ac5', 'a"b\\c\n', 'naïve ✓ 𝄞', '\ud800 lone surrogate']) expect(copyString(text)).toBe(text);
+    for (const text of ['', 'GPU-6d5c0ac5', 'a"b\\c\n', 'naïve ✓ 𝄞', '\ud800 lone surrogate']) expect(detached(text)).toBe(text);
   });
 });
