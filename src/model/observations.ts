@@ -41,7 +41,8 @@ export interface DeviceInfo {
   architecture?: string;
   /**
    * The fastest PCIe link this GPU can run with this host (XML `pci_gpu_link_info`
-   * `max_link_gen`, `max_link_width`): generation 1-6 and lanes. The current link drops at
+   * `max_link_gen`, `max_link_width`; CSV `pcie.link.gen.max`, `pcie.link.width.max`):
+   * generation 1-6 and lanes. The current link drops at
    * idle to save power, so the maximum is the bandwidth transfers can get.
    */
   pcieLinkMaxGeneration?: number;

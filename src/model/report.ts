@@ -119,7 +119,7 @@ export interface GpuEntry {
   pcieRxMiBps?: ThroughputStats | null;
   /** Device-to-host PCIe traffic, MiB/s. */
   pcieTxMiBps?: ThroughputStats | null;
-  /** Null when the link is not reported (only the nvidia-smi XML has it). */
+  /** Null when the link is not reported (nvidia-smi XML, or the CSV's pcie.link.gen.max and pcie.link.width.max). */
   pcieLink?: PcieLink | null;
 }
 
