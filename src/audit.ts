@@ -228,7 +228,7 @@ async function readInput(input: InputRef, options: AuditOptions, sink: Observati
       }
       throw error;
     }
-    if (parser.textPieceBytes !== undefined) opened.setTextPieceBytes(parser.textPieceBytes);
+    opened.setTextPieceBytes(parser.textPieceBytes);
     const warnings: string[] = [];
     let warningCount = 0;
     const sourceSink: ObservationSink = {

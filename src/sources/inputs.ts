@@ -123,8 +123,8 @@ export interface OpenedInput {
   chunks: AsyncIterable<string>;
   /** Releases the underlying stream when the caller stops early. */
   close(): void;
-  /** From the next chunk read on, hands the text on in pieces of at most this many bytes (see TEXT_PIECE_BYTES). */
-  setTextPieceBytes(bytes: number): void;
+  /** From the next chunk read on, hands the text on in pieces of at most this many bytes (see TEXT_PIECE_BYTES); undefined: no change. */
+  setTextPieceBytes(bytes: number | undefined): void;
 }
 
 /** Opens an input for reading; errors name the file and say what went wrong. */
@@ -176,7 +176,7 @@ export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = 
       yield next.value;
     }
   }
-  return { head, chunks: all(), close: destroy, setTextPieceBytes: (bytes) => (decoder.pieceBytes = bytes) };
+  return { head, chunks: all(), close: destroy, setTextPieceBytes: (bytes) => (decoder.pieceBytes = bytes ?? decoder.pieceBytes) };
 }
 
 async function* plainChunks(first: Buffer | undefined, readRaw: () => Promise<Buffer | undefined>, decoder: Utf8Chunks): AsyncIterable<string> {

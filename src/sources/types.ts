@@ -28,8 +28,8 @@ export interface SourceParser {
   detect(head: string): boolean;
   /**
    * The largest text chunk, in input bytes, the parser wants to be handed (default: inputs.ts
-   * TEXT_PIECE_BYTES, small enough for ordinary heap strings); for a parser that keeps parts of
-   * the text across chunks.
+   * TEXT_PIECE_BYTES, small enough for ordinary heap strings; Infinity: whole reads); for a
+   * parser that keeps parts of the text across chunks.
    */
   textPieceBytes?: number;
   parse(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink): Promise<ParseResult>;

@@ -44,10 +44,11 @@ export interface EncodedBatch {
 }
 
 /**
- * Numbers in a new batch buffer (1 MiB): room for the samples of one 1 MiB chunk of a CSV log
- * (about 7,000 rows of 9 numbers: kind, ref, mask, time and 5 fields), so that it rarely grows.
+ * Numbers in a new batch buffer (128 KiB): room for the samples of one 64 KiB chunk of a CSV
+ * log (about 450 rows of 9 numbers: kind, ref, mask, time and 5 fields) many times over, so
+ * that it rarely grows.
  */
-const INITIAL_CAPACITY = 128 * 1024;
+const INITIAL_CAPACITY = 16 * 1024;
 /** The longest record: kind, ref id, presence mask and every field. */
 const LONGEST_SAMPLE_RECORD = 3 + SAMPLE_FIELDS.length;
 

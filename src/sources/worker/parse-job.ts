@@ -35,7 +35,7 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
     const parser = sourceParsers.find((candidate) => candidate.format === job.format);
     if (parser === undefined) throw new Error(`parse worker: no parser of format ${job.format}`);
     const opened = await openInput(job.input);
-    if (parser.textPieceBytes !== undefined) opened.setTextPieceBytes(parser.textPieceBytes);
+    opened.setTextPieceBytes(parser.textPieceBytes);
     try {
       const result = await parser.parse(flushingBetween(opened.chunks, flush), job.context, encoder);
       await flush();

@@ -84,9 +84,9 @@ export const CALL_KIND = {
 
 /**
  * The worker's lead over the main thread, in batches posted and not yet replayed. A batch holds
- * what the parser made of one chunk of input (1 MiB read from a file, 256 KiB inflated from a
- * gzipped one), so memory stays bounded: the parse waits when the analysis falls behind,
- * instead of queueing the file's samples in messages.
+ * what the parser made of one chunk of text (64 KiB, inputs.ts TEXT_PIECE_BYTES, or the whole
+ * 1 MiB read for a parser that asks for it), so memory stays bounded: the parse waits when the
+ * analysis falls behind, instead of queueing the file's samples in messages.
  */
 export const MAX_BATCHES_AHEAD = 4;
 

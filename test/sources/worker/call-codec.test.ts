@@ -87,7 +87,7 @@ describe('samples travel as numbers', () => {
   });
 
   it('a batch outgrows its first buffer and keeps every record', () => {
-    // 128 Ki numbers to start; 20,000 samples of 15 numbers (kind, ref, mask, 12 fields) need 300,000.
+    // 16 Ki numbers to start; 20,000 samples of 15 numbers (kind, ref, mask, 12 fields) need 300,000.
     const encoder = new CallEncoder();
     const { sink, calls } = callLog();
     const full = Object.fromEntries(SAMPLE_FIELDS.map((field, position) => [field, position])) as Omit<GpuSample, 'ref'>;
