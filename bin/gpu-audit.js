@@ -21,7 +21,7 @@ const cacheFile = `${bundle}.v8cache`;
 const DIGEST_BYTES = 32;
 
 // The bundle's import() of what it loads on demand (execa, ora, zod, the cloud SDKs), made here:
-// on Node 20 an import() inside code compiled with a code cache fails (scripts/bundle.ts).
+// on Node 20 an import() inside code compiled by vm.Script fails (scripts/bundle.ts).
 globalThis[Symbol.for('gpu-audit.import-on-demand')] = (specifier) => import(specifier);
 
 if (process.argv.includes('--debug')) {
@@ -34,8 +34,9 @@ if (process.argv.includes('--debug')) {
 }
 
 function runBundle() {
-  const source = readFileSync(bundle, 'utf8');
-  const digest = createHash('sha256').update(source).digest();
+  const bytes = readFileSync(bundle);
+  const digest = createHash('sha256').update(bytes).digest();
+  const source = bytes.toString('utf8');
   const cachedData = readCache(digest);
   // The wrapper of require() itself, so that the bundle sees the same five names.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, {

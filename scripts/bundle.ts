@@ -50,7 +50,9 @@ const MODULE_URL = '__gpuAuditModuleUrl';
 /**
  * The `import()` of a dependency loaded on demand goes through a function that
  * bin/gpu-audit.js provides, an import() of its own ES module: on Node 20 an import() inside
- * code compiled with a code cache fails ("A dynamic import callback was not specified").
+ * code that vm.Script compiled fails ("A dynamic import callback was not specified"), and
+ * vm.Script (which takes the code cache) can only be given its own loader under
+ * --experimental-vm-modules, or the main one with an ExperimentalWarning on stderr.
  * Without that function (the bundle required plainly, as for --debug) a plain import() serves.
  */
 const IMPORT_ON_DEMAND = '__gpuAuditImport';
