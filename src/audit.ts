@@ -4,7 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import { createFleetAnalyzer, gpuFindings, summarizeFleet, applyGpuCosts, applyModelKeys } from './analysis/index.js';
-import { gpuEntriesFromAggregates, podAssignmentsFromAggregates, type DeviceAggregates } from './analysis/aggregates.js';
+import { gpuEntriesFromAggregates, type DeviceAggregates } from './analysis/aggregates.js';
 import type { FleetProfile } from './analysis/index.js';
 import { attributeKubernetes, nodesByHost } from './analysis/kubernetes.js';
 import { containerCpuFromTotals, hostCpuFromTotals, pipelineInputs } from './analysis/pipeline/index.js';
@@ -126,7 +126,7 @@ async function readPrometheusProfile(options: AuditOptions, prometheus: NonNulla
   const profile = gpuEntriesFromAggregates(devices, { timeZone: options.timeZone, window: read.window });
   const cpu = { hosts: read.cpu.hosts.flatMap(hostCpuFromTotals), containers: read.cpu.containers.map(containerCpuFromTotals) };
   return {
-    profile: { ...profile, deviceFacts: new Map(), podAssignments: podAssignmentsFromAggregates(devices, profile.gpus), ...(cpu.hosts.length + cpu.containers.length === 0 ? {} : { cpu }) },
+    profile: { ...profile, deviceFacts: new Map(), ...(cpu.hosts.length + cpu.containers.length === 0 ? {} : { cpu }) },
     sources: [read.summary],
     transfer: read.stats,
   };

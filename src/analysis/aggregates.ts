@@ -76,6 +76,8 @@ export interface AggregatesProfile {
   /** modelKey `unknown` and no prices, as FleetProfile.gpus. */
   gpus: GpuEntry[];
   window: FleetWindow;
+  /** The pods seen on each device, by report id (see podAssignmentsOf). */
+  podAssignments: Map<string, PodAssignmentRecord[]>;
 }
 
 /**
@@ -194,9 +196,11 @@ export function gpuEntriesFromAggregates(devices: readonly DeviceAggregates[], c
   })));
 
   const gpus: GpuEntry[] = [];
+  const idOfBoard = new Map<number, string>();
   let startMs: number | null = null;
   let endMs: number | null = null;
   boards.forEach(([board, device], position) => {
+    idOfBoard.set(board, ids[position]!);
     const children = (childrenByBoard.get(board) ?? []).sort((a, b) => (a.ref.gpuInstanceId ?? 0) - (b.ref.gpuInstanceId ?? 0));
     const parentDevice = device.observedSeconds > 0 || children.length === 0
       ? device
@@ -211,24 +215,45 @@ export function gpuEntriesFromAggregates(devices: readonly DeviceAggregates[], c
   // The report's window is the one audited (--since/--until), clipped to the data seen.
   const windowStart = startMs === null ? context.window.startMs : Math.max(context.window.startMs, startMs);
   const windowEnd = endMs === null ? context.window.endMs : Math.min(context.window.endMs, Math.max(endMs, windowStart));
-  return { gpus, window: { startMs: windowStart, endMs: windowEnd, seconds: (windowEnd - windowStart) / 1000 } };
+  const idOfDevice = (device: DeviceAggregates): string | undefined => {
+    const board = boardOf(device);
+    const boardId = board === undefined ? undefined : idOfBoard.get(board);
+    return boardId === undefined || device.ref.gpuInstanceId === undefined ? boardId : `${boardId}/${device.ref.gpuInstanceId}`;
+  };
+  return {
+    gpus,
+    window: { startMs: windowStart, endMs: windowEnd, seconds: (windowEnd - windowStart) / 1000 },
+    podAssignments: podAssignmentsOf(devices, idOfDevice),
+  };
 }
 
 /**
- * The pods seen on each device, by report id (the entries gpuEntriesFromAggregates made from
- * the same devices); as in the streaming analysis, at most MAX_CONTAINERS_PER_DEVICE per
- * device: here those seen longest, in the producer's order.
+ * The pods seen on each device, by its report id (found through the boards that made the
+ * entries, so that every series of a board counts: a container seen through two of them is one,
+ * with the most steps and the widest span); as in the streaming analysis, at most
+ * MAX_CONTAINERS_PER_DEVICE per device: here those seen longest, in the producer's order.
  */
-export function podAssignmentsFromAggregates(devices: readonly DeviceAggregates[], gpus: readonly GpuEntry[]): Map<string, PodAssignmentRecord[]> {
-  const boardKeyOf = (ref: { host: string; uuid?: string | null; pciBusId?: string | null; index?: number | null }): string =>
-    [ref.host, ref.uuid ?? '', ref.pciBusId ?? '', ref.index ?? ''].join('\u0000');
-  const idOfBoard = new Map(gpus.filter((gpu) => gpu.parentId === null).map((gpu) => [boardKeyOf(gpu), gpu.id]));
-  const result = new Map<string, PodAssignmentRecord[]>();
+function podAssignmentsOf(devices: readonly DeviceAggregates[], idOfDevice: (device: DeviceAggregates) => string | undefined): Map<string, PodAssignmentRecord[]> {
+  const podsById = new Map<string, Map<string, PodOnDeviceAggregate>>();
   for (const device of devices) {
-    const boardId = idOfBoard.get(boardKeyOf(device.ref));
-    if (device.pods === undefined || boardId === undefined) continue;
-    const id = device.ref.gpuInstanceId === undefined ? boardId : `${boardId}/${device.ref.gpuInstanceId}`;
-    const pods = device.pods;
+    const id = device.pods === undefined ? undefined : idOfDevice(device);
+    if (device.pods === undefined || id === undefined) continue;
+    const pods = podsById.get(id) ?? new Map<string, PodOnDeviceAggregate>();
+    podsById.set(id, pods);
+    for (const pod of device.pods) {
+      const key = `${pod.namespace}/${pod.pod}/${pod.container ?? ''}`;
+      const seen = pods.get(key);
+      pods.set(key, seen === undefined ? pod : {
+        ...seen,
+        steps: Math.max(seen.steps, pod.steps),
+        firstSeenMs: Math.min(seen.firstSeenMs, pod.firstSeenMs),
+        lastSeenMs: Math.max(seen.lastSeenMs, pod.lastSeenMs),
+      });
+    }
+  }
+  const result = new Map<string, PodAssignmentRecord[]>();
+  for (const [id, byKey] of podsById) {
+    const pods = [...byKey.values()];
     const kept = pods.length <= MAX_CONTAINERS_PER_DEVICE
       ? pods
       : pods.map((pod, order) => ({ pod, order })).sort((a, b) => b.pod.steps - a.pod.steps).slice(0, MAX_CONTAINERS_PER_DEVICE).sort((a, b) => a.order - b.order).map(({ pod }) => pod);

@@ -3,7 +3,7 @@
  * source's output), tested here beside its only producer.
  */
 import { describe, expect, it } from 'vitest';
-import { type DeviceAggregates, gpuEntriesFromAggregates, hourOfWeekProfile, podAssignmentsFromAggregates } from '../../../src/analysis/aggregates.js';
+import { type DeviceAggregates, gpuEntriesFromAggregates, hourOfWeekProfile } from '../../../src/analysis/aggregates.js';
 import { MAX_CONTAINERS_PER_DEVICE } from '../../../src/analysis/pod-assignments.js';
 
 const MONDAY = Date.parse('2026-11-02T00:00:00Z');
@@ -98,8 +98,7 @@ describe('pod assignments from aggregates', () => {
 
   it('files the pods of each device under its report id, MIG instances under board/GI', () => {
     const devices = [{ ...h100, pods: [pod('trainer-0', 120)] }, { ...migInstance, pods: [{ ...pod('notebook', 30), container: undefined }] }];
-    const { gpus } = gpuEntriesFromAggregates(devices, { timeZone: 'UTC', window });
-    const assignments = podAssignmentsFromAggregates(devices, gpus);
+    const { podAssignments: assignments } = gpuEntriesFromAggregates(devices, { timeZone: 'UTC', window });
     expect([...assignments.keys()]).toEqual(['GPU-h100', 'GPU-a100/3']);
     expect(assignments.get('GPU-h100')).toEqual([
       { namespace: 'ml', pod: 'trainer-0', container: 'main', firstSeenMs: MONDAY, lastSeenMs: MONDAY + 120 * 60_000, samples: 120 },
@@ -107,11 +106,20 @@ describe('pod assignments from aggregates', () => {
     expect(assignments.get('GPU-a100/3')![0]!.container).toBeNull(); // no container label: null, as from files
   });
 
+  it('files the pods of a series that names its board by fewer labels under that board', () => {
+    // The same board seen once by uuid and index, once by uuid alone: one entry, and both series' pods on it
+    // (trainer-0 through both: once, with the most steps).
+    const byUuid: DeviceAggregates = { ...h100, ref: { host: 'node-1', uuid: 'GPU-h100' }, pods: [pod('sidecar', 10), pod('trainer-0', 100)] };
+    const { gpus, podAssignments } = gpuEntriesFromAggregates([{ ...h100, pods: [pod('trainer-0', 120)] }, byUuid], { timeZone: 'UTC', window });
+    expect(gpus.map((gpu) => gpu.id)).toEqual(['GPU-h100']);
+    expect(podAssignments.get('GPU-h100')!.map((assignment) => [assignment.pod, assignment.samples])).toEqual([['trainer-0', 120], ['sidecar', 10]]);
+  });
+
   it(`keeps the ${MAX_CONTAINERS_PER_DEVICE} seen longest, in the producer's order`, () => {
     // 66 pods: pod-0 holds the GPU 1 step, pod-1 2 steps ... pod-65 66 steps; the two shortest go.
     const pods = Array.from({ length: MAX_CONTAINERS_PER_DEVICE + 2 }, (_, index) => pod(`pod-${index}`, index + 1));
     const devices = [{ ...h100, pods }];
-    const kept = podAssignmentsFromAggregates(devices, gpuEntriesFromAggregates(devices, { timeZone: 'UTC', window }).gpus).get('GPU-h100')!;
+    const kept = gpuEntriesFromAggregates(devices, { timeZone: 'UTC', window }).podAssignments.get('GPU-h100')!;
     expect(kept).toHaveLength(MAX_CONTAINERS_PER_DEVICE);
     expect(kept.map((record) => record.pod)).toEqual(pods.slice(2).map((record) => record.pod));
   });
