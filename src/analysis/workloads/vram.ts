@@ -50,7 +50,6 @@ function measuredOn({ assignment, claim }: WorkloadDeviceSlice): MeasuredPeak {
   const memory = assignment.device.memoryUsedMiB;
   const ownsEveryProcess = claim.processes.length > 0 && assignment.claims.every((other) => other === claim || other.processes.length === 0);
   if (memory !== null && (assignment.claims.length === 1 || ownsEveryProcess)) return { peak: memory.max, p95: memory.p95, upperBound: false };
-  if (assignment.claims.length === 1) return processSum(claim.processes, undefined);
   return processSum(claim.processes, memory?.max);
 }
 
@@ -63,8 +62,7 @@ export function workloadVram(definition: WorkloadDefinition | undefined, slices:
   const measured = slices.map(measuredOn);
   const peakMiB = largest(measured.map((figure) => figure.peak));
   // The peak is an upper bound when the device that sets it has only a bound there.
-  const peakIsUpperBound = peakMiB !== null && measured.some((figure) => figure.peak === peakMiB && figure.upperBound)
-    && !measured.some((figure) => figure.peak === peakMiB && !figure.upperBound);
+  const peakIsUpperBound = peakMiB !== null && measured.filter((figure) => figure.peak === peakMiB).every((figure) => figure.upperBound);
   const p95MiB = largest(measured.map((figure) => figure.p95));
   const processNames = slices.flatMap(({ claim }) => claim.processes.map((process) => process.name));
   const preallocation = detectPreallocation(processNames, definition?.preallocates);
