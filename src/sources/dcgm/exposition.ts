@@ -11,6 +11,7 @@
  * the reason, for the caller's warning.
  */
 import { isPlainDecimal } from './values.js';
+import { MAX_EXACT_DIGITS, POWERS_OF_TEN } from '../text/values.js';
 import { detached } from '../xml/detached.js';
 
 export interface ExpositionSample {
@@ -220,12 +221,6 @@ export class SampleSpan {
 
 const NO_LABEL_SET: InternedLabels = { id: -1, text: '', labels: new Map() };
 
-/**
- * Most significant digits read by hand: below 10^15 every such integer is exact as a double,
- * and so is every power of ten up to it.
- */
-const MAX_EXACT_DIGITS = 15;
-const POWERS_OF_TEN = Array.from({ length: MAX_EXACT_DIGITS + 1 }, (_, power) => 10 ** power);
 
 /** One label set as printed, parsed once per input (see LabelSetCache). */
 export interface InternedLabels {

@@ -31,7 +31,7 @@
 import type { ContainerCpuTotals, HostCpuTotals } from '../../model/observations.js';
 import { CONTAINER_CPU_METRICS, CPU_HOST_LABELS, NODE_CPU_METRIC, hostOf } from '../node-metrics.js';
 import type { Labels, PrometheusClient } from './client.js';
-import { AGGREGATE_LABEL } from './queries.js';
+import { AGGREGATE_LABEL, tagged } from './queries.js';
 import { promDuration, promSpan, type AuditWindow, type RangeRule } from './window.js';
 
 /** Increases of one host's CPU seconds over the window (steps at which node_exporter was scraped). */
@@ -49,8 +49,6 @@ const by = (...labels: readonly string[]): string => `by (${labels.join(', ')})`
 const HOST_BY = by(...CPU_HOST_LABELS);
 const CONTAINER_BY = by('namespace', 'pod', 'container', ...CPU_HOST_LABELS);
 const COUNTER_NAME = Object.fromEntries(Object.entries(CONTAINER_CPU_METRICS).map(([name, counter]) => [counter, name]));
-
-const tagged = (name: string, expression: string): string => `label_replace(${expression}, "${AGGREGATE_LABEL}", "${name}", "", "")`;
 
 /** Regex alternatives matching exactly `values` (RE2 syntax, anchored by Prometheus). */
 export function exactAlternatives(values: readonly string[]): string {

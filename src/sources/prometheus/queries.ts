@@ -54,7 +54,8 @@ export interface ScaledSelector {
   scale: number;
 }
 
-function tagged(name: string, expression: string): string {
+/** `expression` with its series marked as the aggregate `name` (one query answers several). */
+export function tagged(name: string, expression: string): string {
   return `label_replace(${expression}, "${AGGREGATE_LABEL}", "${name}", "", "")`;
 }
 

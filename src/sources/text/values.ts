@@ -120,8 +120,13 @@ export const normalisePciDeviceId = memoised((text) => {
 const SPACE = 0x20;
 const UPPER_N = 0x4e;
 
+/**
+ * Most significant digits read by hand: below 10^15 every such integer is exact as a double,
+ * and so is every power of ten up to it.
+ */
+export const MAX_EXACT_DIGITS = 15;
 /** 10^0 .. 10^15, all exact doubles. */
-const POWERS_OF_TEN = Array.from({ length: 16 }, (_, exponent) => 10 ** exponent);
+export const POWERS_OF_TEN = Array.from({ length: MAX_EXACT_DIGITS + 1 }, (_, exponent) => 10 ** exponent);
 
 /** isMissingCell for text[start, end). */
 export function isMissingSpan(text: string, start: number, end: number): boolean {
@@ -154,7 +159,7 @@ export function parseQuantitySpan(text: string, start: number, end: number, unit
   }
   const plain = position === end
     || (text.charCodeAt(position) === SPACE && (unit === undefined || isTextAt(text, position + 1, end, unit)));
-  if (!plain || digits === 0 || digits > 15) return parseQuantity(text.slice(start, end), unit);
+  if (!plain || digits === 0 || digits > MAX_EXACT_DIGITS) return parseQuantity(text.slice(start, end), unit);
   const magnitude = fractionDigits <= 0 ? whole : whole / POWERS_OF_TEN[fractionDigits]!;
   return negative ? -magnitude : magnitude;
 }
@@ -175,7 +180,7 @@ export function isTextAt(text: string, start: number, end: number, expected: str
 /** parseCount for text[start, end): digits only, else the general path. */
 export function parseCountSpan(text: string, start: number, end: number): number {
   let value = 0;
-  if (end - start > 15 || start === end) return parseCount(text.slice(start, end));
+  if (end - start > MAX_EXACT_DIGITS || start === end) return parseCount(text.slice(start, end));
   for (let position = start; position < end; position += 1) {
     const code = text.charCodeAt(position);
     if (code < ZERO || code > NINE) return parseCount(text.slice(start, end));
@@ -279,7 +284,7 @@ export class QuantityCells {
       position += 1;
       code = position < lineEnd ? text.charCodeAt(position) : -1;
     }
-    if (digits === 0 || digits > 15) return -1;
+    if (digits === 0 || digits > MAX_EXACT_DIGITS) return -1;
     const unitLength = unit.length;
     if (code === SPACE && unitLength > 0) {
       const unitStart = position + 1;
