@@ -10,9 +10,9 @@ import type { SourceContext, SourceParser } from './types.js';
 import { DeviceInventory, DeviceRefs } from './text/devices.js';
 import { LocalTimestampReader } from './text/local-time.js';
 import { QueryCsvReader } from './text/query-csv.js';
-import type { CellReader, InlineNumbers, QueryColumn, QuerySchema, SpanReader } from './text/query-csv.js';
+import type { InlineNumberKind, InlineNumbers, QueryColumn, QuerySchema, SpanReader } from './text/query-csv.js';
+import type { RunnableColumns } from './text/repeated-run.js';
 import {
-  isMissingCell,
   isMissingSpan,
   normalisePciBusId,
   normalisePciDeviceId,
@@ -32,7 +32,7 @@ const MEMORY_TOTAL = 1;
 const MEMORY_USED = 2;
 const UTILIZATION = 3;
 const MEMORY_UTILIZATION = 4;
-/** power.draw, power.draw.average, power.draw.instant, in order of preference (see POWER_FIELDS). */
+/** power.draw, power.draw.average, power.draw.instant, in order of preference (see INLINE_COLUMNS). */
 const POWER = 5;
 const POWER_AVERAGE = 6;
 const POWER_INSTANT = 7;
@@ -123,55 +123,24 @@ class GpuRow {
   }
 }
 
-/**
- * Since driver 530 `power.draw` is the one-second average and `.instant` a single
- * reading; older drivers and some boards fill only one of them. Prefer the plain field,
- * then the average, then the instant reading; a field given twice counts where first readable.
- */
-const POWER_FIELDS = { 'power.draw': POWER, 'power.draw.average': POWER_AVERAGE, 'power.draw.instant': POWER_INSTANT } as const;
-
-/** The numeric columns read inline, into GpuRow.numbers (the span readers below are their reference). */
-const INLINE_COLUMNS: InlineNumbers<GpuRow>['columns'] = {
-  timestamp: { slot: TIME, kind: 'local-time' },
-  'memory.total': { slot: MEMORY_TOTAL, kind: 'quantity' },
-  'memory.used': { slot: MEMORY_USED, kind: 'quantity' },
-  'utilization.gpu': { slot: UTILIZATION, kind: 'quantity' },
-  'utilization.memory': { slot: MEMORY_UTILIZATION, kind: 'quantity' },
-  'power.draw': { slot: POWER, kind: 'first-quantity' },
-  'power.draw.average': { slot: POWER_AVERAGE, kind: 'first-quantity' },
-  'power.draw.instant': { slot: POWER_INSTANT, kind: 'first-quantity' },
-};
-
-const MIG_MODES: Readonly<Record<string, MigMode>> = { Enabled: 'enabled', Disabled: 'disabled' };
-
-/**
- * What gpu-audit reads from `--query-gpu` (`--help-query-gpu` names the aliases): the two rare
- * columns here, as plain readers of the cell text; the columns every row of a long log has in
- * gpuSpanReaders below.
- */
-const GPU_READERS: Readonly<Record<string, CellReader<GpuRow>>> = {
-  'mig.mode.current': (row, cell) => {
-    if (isMissingCell(cell)) return true;
-    const mode = MIG_MODES[cell];
-    row.facts[MIG_MODE] = mode;
-    return mode !== undefined;
-  },
-  'pci.device_id': (row, cell) => {
-    if (isMissingCell(cell)) return true;
-    const id = normalisePciDeviceId(cell);
-    row.facts[DEVICE_ID] = id;
-    return id !== undefined;
-  },
-};
-
 /*
- * The columns every row of a long log has, read in place (see SpanReader): numbers and
- * timestamps from the characters (the row loop reads their plain shapes itself, see
- * INLINE_COLUMNS, and leaves the rest to these), names, UUIDs and bus ids compared with the
- * few a log repeats. The PCIe link columns (`.max`: the fastest link the GPU and its slot support, as
- * the XML's max_link_gen / max_link_width; the `.current` ones drop while the GPU idles) are
- * here too, being numbers.
+ * The cell readers, each made for the slot it writes (see INLINE_COLUMNS and FACT_COLUMNS
+ * below) and reading the cell in place (see SpanReader): numbers and timestamps from the
+ * characters (the row loop reads their plain shapes itself and leaves the rest to these),
+ * names, UUIDs and bus ids compared with the few a log repeats. The PCIe link columns
+ * (`.max`: the fastest link the GPU and its slot support, as the XML's max_link_gen /
+ * max_link_width; the `.current` ones drop while the GPU idles) are counts.
  */
+
+function timestampSpan(slot: number): SpanReader<GpuRow> {
+  return (row, text, start, end) => {
+    if (isMissingSpan(text, start, end)) return true;
+    const time = row.timestamps.readSpan(text, start, end);
+    if (time === undefined) return false;
+    row.numbers[slot] = time;
+    return true;
+  };
+}
 
 function quantitySpan(slot: number): SpanReader<GpuRow> {
   return (row, text, start, end, unit) => {
@@ -183,7 +152,8 @@ function quantitySpan(slot: number): SpanReader<GpuRow> {
   };
 }
 
-function powerSpan(slot: number): SpanReader<GpuRow> {
+/** quantitySpan where a slot written by two columns keeps the first readable value. */
+function firstQuantitySpan(slot: number): SpanReader<GpuRow> {
   return (row, text, start, end, unit) => {
     const value = parseQuantitySpan(text, start, end, unit);
     if (value === undefined) return true;
@@ -211,43 +181,94 @@ function countSpan(slot: number): SpanReader<GpuRow> {
   };
 }
 
-function busIdSpan(): SpanReader<GpuRow> {
+function busIdSpan(slot: number): SpanReader<GpuRow> {
   const seen = new SpanCache(normalisePciBusId);
   return (row, text, start, end) => {
     if (isMissingSpan(text, start, end)) return true;
     const busId = seen.get(text, start, end);
-    row.facts[BUS_ID] = busId;
+    row.facts[slot] = busId;
     return busId !== undefined;
   };
 }
 
-function gpuSpanReaders(): Readonly<Record<string, SpanReader<GpuRow>>> {
-  return {
-    timestamp: (row, text, start, end) => {
-      if (isMissingSpan(text, start, end)) return true;
-      const time = row.timestamps.readSpan(text, start, end);
-      if (time === undefined) return false;
-      row.numbers[TIME] = time;
-      return true;
-    },
-    name: textSpan(MODEL),
-    gpu_name: textSpan(MODEL),
-    uuid: textSpan(UUID),
-    gpu_uuid: textSpan(UUID),
-    'pci.bus_id': busIdSpan(),
-    gpu_bus_id: busIdSpan(),
-    index: countSpan(INDEX),
-    'memory.total': quantitySpan(MEMORY_TOTAL),
-    'memory.used': quantitySpan(MEMORY_USED),
-    'utilization.gpu': quantitySpan(UTILIZATION),
-    'utilization.memory': quantitySpan(MEMORY_UTILIZATION),
-    'power.draw': powerSpan(POWER_FIELDS['power.draw']),
-    'power.draw.average': powerSpan(POWER_FIELDS['power.draw.average']),
-    'power.draw.instant': powerSpan(POWER_FIELDS['power.draw.instant']),
-    driver_version: textSpan(DRIVER),
-    'pcie.link.gen.max': countSpan(LINK_GENERATION),
-    'pcie.link.width.max': countSpan(LINK_WIDTH),
+/** A Map, not an object: a cell reading `constructor` must not find Object's. */
+const MIG_MODES: ReadonlyMap<string, MigMode> = new Map([
+  ['Enabled', 'enabled'],
+  ['Disabled', 'disabled'],
+]);
+
+/** The two rare fact columns: a string cut out per cell (no cache), as plain readers of the cell text. */
+function migModeSpan(slot: number): SpanReader<GpuRow> {
+  return (row, text, start, end) => {
+    if (isMissingSpan(text, start, end)) return true;
+    const mode = MIG_MODES.get(text.slice(start, end));
+    row.facts[slot] = mode;
+    return mode !== undefined;
   };
+}
+
+function pciDeviceIdSpan(slot: number): SpanReader<GpuRow> {
+  return (row, text, start, end) => {
+    if (isMissingSpan(text, start, end)) return true;
+    const id = normalisePciDeviceId(text.slice(start, end));
+    row.facts[slot] = id;
+    return id !== undefined;
+  };
+}
+
+/**
+ * The numeric columns: their slot of GpuRow.numbers and how they read. The row loop reads
+ * their plain cells itself (InlineNumbers); the span readers made from this table by kind
+ * (NUMBER_READERS) read the rest and stay the reference. Since driver 530 `power.draw` is the
+ * one-second average and `.instant` a single reading; older drivers and some boards fill only
+ * one of them: the sample prefers the plain field, then the average, then the instant reading
+ * (see emit); a field given twice counts where first readable.
+ */
+const INLINE_COLUMNS: InlineNumbers<GpuRow>['columns'] = {
+  timestamp: { slot: TIME, kind: 'local-time' },
+  'memory.total': { slot: MEMORY_TOTAL, kind: 'quantity' },
+  'memory.used': { slot: MEMORY_USED, kind: 'quantity' },
+  'utilization.gpu': { slot: UTILIZATION, kind: 'quantity' },
+  'utilization.memory': { slot: MEMORY_UTILIZATION, kind: 'quantity' },
+  'power.draw': { slot: POWER, kind: 'first-quantity' },
+  'power.draw.average': { slot: POWER_AVERAGE, kind: 'first-quantity' },
+  'power.draw.instant': { slot: POWER_INSTANT, kind: 'first-quantity' },
+};
+
+const NUMBER_READERS: Readonly<Record<InlineNumberKind, (slot: number) => SpanReader<GpuRow>>> = {
+  'local-time': timestampSpan,
+  quantity: quantitySpan,
+  'first-quantity': firstQuantitySpan,
+};
+
+/**
+ * The fact columns (what names a GPU and its inventory; `--help-query-gpu` names the aliases):
+ * their slot of GpuRow.facts and the reader made for it. Each reader writes its slot from the
+ * cell text alone, so these are also the schema's runnable columns (RepeatedRun).
+ */
+const FACT_COLUMNS: Readonly<Record<string, { slot: number; reader: (slot: number) => SpanReader<GpuRow> }>> = {
+  name: { slot: MODEL, reader: textSpan },
+  gpu_name: { slot: MODEL, reader: textSpan },
+  uuid: { slot: UUID, reader: textSpan },
+  gpu_uuid: { slot: UUID, reader: textSpan },
+  'pci.bus_id': { slot: BUS_ID, reader: busIdSpan },
+  gpu_bus_id: { slot: BUS_ID, reader: busIdSpan },
+  index: { slot: INDEX, reader: countSpan },
+  driver_version: { slot: DRIVER, reader: textSpan },
+  'mig.mode.current': { slot: MIG_MODE, reader: migModeSpan },
+  'pci.device_id': { slot: DEVICE_ID, reader: pciDeviceIdSpan },
+  'pcie.link.gen.max': { slot: LINK_GENERATION, reader: countSpan },
+  'pcie.link.width.max': { slot: LINK_WIDTH, reader: countSpan },
+};
+
+const RUNNABLE_COLUMNS: RunnableColumns = Object.fromEntries(Object.entries(FACT_COLUMNS).map(([field, { slot }]) => [field, slot]));
+
+/** Made once per table reader: the text readers keep caches of what the table repeats. */
+function gpuSpanReaders(): Readonly<Record<string, SpanReader<GpuRow>>> {
+  const readers: Record<string, SpanReader<GpuRow>> = {};
+  for (const [field, { slot, kind }] of Object.entries(INLINE_COLUMNS)) readers[field] = NUMBER_READERS[kind](slot);
+  for (const [field, { slot, reader }] of Object.entries(FACT_COLUMNS)) readers[field] = reader(slot);
+  return readers;
 }
 
 /** Columns that carry a reading (the rest are inventory): a header without one gives devices only. */
@@ -265,7 +286,7 @@ const OTHER_QUERY_FIELDS = ['pid', 'retired_pages.address', 'retired_pages.times
  * Fields that mark a header as nvidia-smi's: `name`, `index` or `timestamp` alone could
  * head any CSV, so they do not count towards detection.
  */
-const DISTINCTIVE_FIELDS = [...Object.keys(GPU_READERS), ...Object.keys(gpuSpanReaders())].filter((field) => !['name', 'index', 'timestamp'].includes(field));
+const DISTINCTIVE_FIELDS = [...Object.keys(INLINE_COLUMNS), ...Object.keys(FACT_COLUMNS)].filter((field) => !['name', 'index', 'timestamp'].includes(field));
 
 /** A `--query-gpu` header: at least one distinctive field we read, none of another table's. */
 function isGpuQueryHeader(columns: readonly QueryColumn[]): boolean {
@@ -275,25 +296,9 @@ function isGpuQueryHeader(columns: readonly QueryColumn[]): boolean {
 
 const GPU_SCHEMA: QuerySchema<GpuRow> = {
   query: '--query-gpu',
-  readers: GPU_READERS,
+  readers: {},
   spanReaders: gpuSpanReaders,
-  runnable: {
-    columns: {
-      name: MODEL,
-      gpu_name: MODEL,
-      uuid: UUID,
-      gpu_uuid: UUID,
-      'pci.bus_id': BUS_ID,
-      gpu_bus_id: BUS_ID,
-      index: INDEX,
-      driver_version: DRIVER,
-      'mig.mode.current': MIG_MODE,
-      'pci.device_id': DEVICE_ID,
-      'pcie.link.gen.max': LINK_GENERATION,
-      'pcie.link.width.max': LINK_WIDTH,
-    },
-    values: (row) => row.facts,
-  },
+  runnable: { columns: RUNNABLE_COLUMNS, values: (row) => row.facts },
   exampleHeader: 'timestamp, name, uuid, index, memory.total [MiB], memory.used [MiB], utilization.gpu [%], power.draw [W]',
   inline: { columns: INLINE_COLUMNS, values: (row) => row.numbers, timestamps: (row) => row.timestamps },
   rowFields: new Set(['timestamp']),

@@ -21,7 +21,7 @@
 import { CPU_TIME_FIELDS } from '../collect/proc.js';
 import { bundleClockTicksOf } from './collect-bundle.js';
 import type { ParseResult, SourceParser } from './types.js';
-import { forEachLine } from './text/lines.js';
+import { forEachLine, isFirstLine } from './text/lines.js';
 import { WarningLimiter } from './text/warnings.js';
 
 /** The collector writes this header (PROC_STAT_HEADER in src/collect/bundle-writer.ts; a test keeps them equal). */
@@ -29,24 +29,18 @@ export const PROC_STAT_CSV_HEADER: readonly string[] = ['timestamp', ...CPU_TIME
 const HEADER_LINE = PROC_STAT_CSV_HEADER.join(',');
 const CPUS_COLUMN = PROC_STAT_CSV_HEADER.length - 1;
 
-function detect(head: string): boolean {
-  const newline = head.indexOf('\n');
-  const first = newline < 0 ? head : head.slice(0, newline);
-  return first.replace(/^\uFEFF/, '').replace(/\r$/, '') === HEADER_LINE;
-}
-
 export const procStatCsv: SourceParser = {
   format: 'proc-stat-csv',
   description: 'gpu-audit collect proc-stat.csv (host CPU ticks)',
-  detect,
+  detect: (head) => isFirstLine(head, HEADER_LINE),
   async parse(chunks, context, sink): Promise<ParseResult> {
     const limiter = new WarningLimiter(sink);
     const ticksPerSecond = await bundleClockTicksOf(context.ref);
     let cpus: number | undefined;
     let rows = 0;
 
-    const lines = await forEachLine(chunks, context.ref, (raw, lineNumber) => {
-      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    // forEachLine hands lines over without their `\r`.
+    const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => {
       if (lineNumber === 1 || line.trim() === '') return;
       const cells = line.split(',');
       const where = `line ${lineNumber}`;

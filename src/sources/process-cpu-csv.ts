@@ -18,19 +18,13 @@
  */
 import { bundleClockTicksOf } from './collect-bundle.js';
 import type { ParseResult, SourceParser } from './types.js';
-import { forEachLine } from './text/lines.js';
+import { forEachLine, isFirstLine } from './text/lines.js';
 import { WarningLimiter } from './text/warnings.js';
 
 /** The collector writes this header (PROCESSES_HEADER in src/collect/bundle-writer.ts; a test keeps them equal). */
 export const PROCESS_CPU_CSV_HEADER: readonly string[] = ['timestamp', 'gpu_pid', 'pid', 'ppid', 'comm', 'state', 'utime_ticks', 'stime_ticks', 'threads', 'start_ticks'];
 const HEADER_LINE = PROCESS_CPU_CSV_HEADER.join(',');
 const COLUMN = Object.fromEntries(PROCESS_CPU_CSV_HEADER.map((name, index) => [name, index])) as Record<string, number>;
-
-function detect(head: string): boolean {
-  const newline = head.indexOf('\n');
-  const first = newline < 0 ? head : head.slice(0, newline);
-  return first.replace(/^\uFEFF/, '').replace(/\r$/, '') === HEADER_LINE;
-}
 
 /** Cells of one RFC 4180 row on one line; undefined when a quoted cell does not close. */
 export function splitCsvRow(line: string): string[] | undefined {
@@ -73,14 +67,14 @@ const wholeNumber = (text: string): number | undefined => (/^\d+$/.test(text) &&
 export const processCpuCsv: SourceParser = {
   format: 'process-cpu-csv',
   description: 'gpu-audit collect processes.csv (CPU ticks of GPU processes and their children)',
-  detect,
+  detect: (head) => isFirstLine(head, HEADER_LINE),
   async parse(chunks, context, sink): Promise<ParseResult> {
     const limiter = new WarningLimiter(sink);
     const ticksPerSecond = await bundleClockTicksOf(context.ref);
     let rows = 0;
 
-    const lines = await forEachLine(chunks, context.ref, (raw, lineNumber) => {
-      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    // forEachLine hands lines over without their `\r`.
+    const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => {
       if (lineNumber === 1 || line.trim() === '') return;
       const where = `line ${lineNumber}`;
       const cells = splitCsvRow(line);

@@ -82,6 +82,13 @@ describe('nvidia-smi --query-gpu CSV', () => {
     ]);
   });
 
+  it('reads only Enabled and Disabled as a MIG mode, not a name every object has', async () => {
+    const out = await parse(['index, mig.mode.current', '0, constructor', '1, Disabled'].join('\n'));
+    expect(out.devices).toEqual([{ ref: { host: 'node-1', index: 0 } }, { ref: { host: 'node-1', index: 1 }, migMode: 'disabled' }]);
+    expect(out.warnings).toHaveLength(1);
+    expect(out.warnings[0]?.message).toContain('constructor');
+  });
+
   it('takes power.draw first, then power.draw.average, then power.draw.instant', async () => {
     const out = await parse([
       'index, power.draw.instant [W], power.draw.average [W], power.draw [W]',

@@ -74,6 +74,14 @@ describe('parsing', () => {
     expect(new Set(sink.hosts.map((sample) => sample.mode))).toEqual(new Set(['user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq', 'steal']));
   });
 
+  it('reads CRLF line ends (a bundle copied through Windows) as the LF ones', async () => {
+    const lf = await parse(TWO_ROWS);
+    const crlf = await parse(TWO_ROWS.replaceAll('\n', '\r\n'), [7, 13]);
+    expect(crlf.records).toBe(2);
+    expect(crlf.sink.warnings).toEqual([]);
+    expect(crlf.sink.hosts).toEqual(lf.sink.hosts);
+  });
+
   it('gives the CPU table the hand-worked busy share and core count', async () => {
     const [figures] = hostFigures((await parse(TWO_ROWS)).sink.hosts);
     expect(figures).toMatchObject({ host: 'gpu-node-1', cores: 4, windowSeconds: 10, counterResets: 0 });

@@ -79,6 +79,17 @@ describe('parsing', () => {
     ]);
   });
 
+  it('reads CRLF line ends (a bundle copied through Windows): the last cell, start_ticks, ends before the \\r', async () => {
+    const text = `${HEADER}\r\n2026-11-29T10:00:00.000Z,4242,4250,4242,"odd, name",R,850,50,4,91500\r\n`;
+    const { sink, records } = await parse(text, [3, 9]);
+    expect(records).toBe(1);
+    expect(sink.warnings).toEqual([]);
+    // (850 + 50) / 100 = 9 s.
+    expect(sink.processCpus).toEqual([
+      { host: 'node-07', time: Date.parse('2026-11-29T10:00:00Z'), gpuPid: 4242, pid: 4250, comm: 'odd, name', startTicks: 91500, cpuSecondsTotal: 9 },
+    ]);
+  });
+
   it('leaves out unreadable rows with a warning naming the line, and warns on a header alone', async () => {
     const text = [
       HEADER,

@@ -5,6 +5,7 @@
  * with rows.
  */
 import type { DeviceInfo, DeviceRef, ObservationSink } from '../../model/observations.js';
+import { RingSlots } from './ring-slots.js';
 
 /** Enough for the GPUs of one host (8 boards, or 7 MIG instances each on a few). */
 const RECENT_REFS = 32;
@@ -14,31 +15,26 @@ export class DeviceRefs {
   // Nested maps rather than a joined string key: no string is built per row.
   private readonly byUuid = new Map<string | undefined, Map<string | undefined, Map<number | undefined, DeviceRef>>>();
   /**
-   * The refs handed out last, tried first from the one after the last hit: the GPUs of a
-   * `-l` log come round in the same order every tick, so the first probe usually hits.
+   * The refs handed out last, compared before the maps: the GPUs of a `-l` log come round in
+   * the same order every tick, and RingSlots starts from the one after the last hit, so the
+   * first comparison usually hits.
    */
   private readonly recent: DeviceRef[] = [];
-  private lastHit = 0;
-  private nextSlot = 0;
+  private readonly recentSlots = new RingSlots(RECENT_REFS);
 
   constructor(private readonly host: string) {}
 
   get(uuid: string | undefined, pciBusId: string | undefined, index: number | undefined): DeviceRef {
-    const recent = this.recent;
-    const count = recent.length;
-    for (let probe = 0, slot = this.lastHit; probe < count; probe += 1) {
-      slot = slot + 1 === count ? 0 : slot + 1;
+    const { recent, recentSlots } = this;
+    for (let slot = recentSlots.firstProbe(); slot !== -1; slot = recentSlots.nextProbe(slot)) {
       const ref = recent[slot]!;
       if (ref.uuid === uuid && ref.pciBusId === pciBusId && ref.index === index) {
-        this.lastHit = slot;
+        recentSlots.hit(slot);
         return ref;
       }
     }
     const ref = this.lookUp(uuid, pciBusId, index);
-    const slot = count < RECENT_REFS ? count : this.nextSlot;
-    if (count >= RECENT_REFS) this.nextSlot = (this.nextSlot + 1) % RECENT_REFS;
-    recent[slot] = ref;
-    this.lastHit = slot;
+    recent[recentSlots.store()] = ref;
     return ref;
   }
 

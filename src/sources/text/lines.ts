@@ -71,6 +71,19 @@ export function leadingLines(head: string, count: number): string[] {
   return lines;
 }
 
+/**
+ * Whether the first line of a detection head, without BOM and `\r`, is exactly `expected`:
+ * detection by the one header line a program writes (the CSVs of a `gpu-audit collect`
+ * bundle). Unlike leadingLines, blank lines are not skipped: the program writes none.
+ */
+export function isFirstLine(head: string, expected: string): boolean {
+  const start = head.charCodeAt(0) === BYTE_ORDER_MARK ? 1 : 0;
+  const newline = head.indexOf('\n', start);
+  let end = newline === -1 ? head.length : newline;
+  if (end > start && head.charCodeAt(end - 1) === CARRIAGE_RETURN) end -= 1;
+  return end - start === expected.length && head.startsWith(expected, start);
+}
+
 /** A line as text[start, end), without its line end; `text` is often a whole chunk. */
 export type LineSpanHandler = (text: string, start: number, end: number, lineNumber: number) => void;
 

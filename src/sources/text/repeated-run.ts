@@ -16,10 +16,11 @@
  * store each, several times as much (measured on a 100 MB log).
  */
 import { detached } from '../xml/detached.js';
+import { RingSlots } from './ring-slots.js';
 
 const COMMA = 0x2c;
 const SPACE = 0x20;
-/** Runs remembered per header: a host's GPUs, or the MIG instances of a few. */
+/** Runs remembered per header (see RingSlots): a host's GPUs, or the MIG instances of a few. */
 const CAPACITY = 64;
 /** A run of one column saves nothing over reading it. */
 const MIN_COLUMNS = 2;
@@ -30,8 +31,7 @@ export type RunnableColumns = Readonly<Record<string, number>>;
 export class RepeatedRun {
   private readonly texts: string[] = [];
   private readonly values: unknown[][] = [];
-  private lastHit = 0;
-  private nextSlot = 0;
+  private readonly ring = new RingSlots(CAPACITY);
 
   private constructor(
     /** Index of the run's first column. */
@@ -66,14 +66,12 @@ export class RepeatedRun {
    * else -1.
    */
   replay(target: unknown[], text: string, start: number, lineEnd: number): number {
-    const { texts } = this;
-    const count = texts.length;
-    for (let probe = 0, slot = this.lastHit; probe < count; probe += 1) {
-      slot = slot + 1 === count ? 0 : slot + 1;
+    const { texts, ring } = this;
+    for (let slot = ring.firstProbe(); slot !== -1; slot = ring.nextProbe(slot)) {
       const run = texts[slot]!;
       const after = start + run.length;
       if (after + 1 < lineEnd && text.charCodeAt(after) === COMMA && text.charCodeAt(after + 1) === SPACE && text.substring(start, after) === run) {
-        this.lastHit = slot;
+        ring.hit(slot);
         const values = this.values[slot]!;
         const { slots } = this;
         for (let position = 0; position < slots.length; position += 1) target[slots[position]!] = values[position];
@@ -85,10 +83,8 @@ export class RepeatedRun {
 
   /** Remembers text[start, separator) as a run, with what its readers wrote into the row's run values. */
   remember(target: readonly unknown[], text: string, start: number, separator: number): void {
-    const slot = this.texts.length < CAPACITY ? this.texts.length : this.nextSlot;
-    if (this.texts.length >= CAPACITY) this.nextSlot = (this.nextSlot + 1) % CAPACITY;
+    const slot = this.ring.store();
     this.texts[slot] = detached(text.slice(start, separator)); // not the chunk it was cut from
     this.values[slot] = this.slots.map((column) => target[column]);
-    this.lastHit = slot;
   }
 }

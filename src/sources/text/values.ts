@@ -5,6 +5,7 @@
  * repeats the same handful of bus ids and device ids millions of times).
  */
 import { detached } from '../xml/detached.js';
+import { RingSlots } from './ring-slots.js';
 
 const OPEN_BRACKET = 0x5b; // [
 const MINUS = 0x2d;
@@ -194,41 +195,37 @@ export function parseCountSpan(text: string, start: number, end: number): number
  * log that repeats the same GPU names, UUIDs and bus ids on every row compares a cell with
  * what it held before instead of keeping a string per cell. Comparing `substring(...) ===` is
  * several times faster than `startsWith(key, start)` in V8 (a native compare against the
- * slice, which costs a small allocation and no copy). Lookups start after the last hit: the GPUs
- * of a `-l` log come round in the same order every tick, so the first probe usually hits.
+ * slice, which costs a small allocation and no copy). Which entry is compared first and which
+ * one a new cell replaces: RingSlots.
  */
 export class SpanCache<Value> {
   private readonly keys: string[] = [];
   private readonly values: Value[] = [];
-  private lastHit = 0;
-  private nextSlot = 0;
+  private readonly ring: RingSlots;
 
   constructor(
     private readonly compute: (text: string) => Value,
-    private readonly capacity = 32,
-  ) {}
+    capacity = 32,
+  ) {
+    this.ring = new RingSlots(capacity);
+  }
 
   get(text: string, start: number, end: number): Value {
-    const { keys } = this;
-    const count = keys.length;
+    const { keys, ring } = this;
     const length = end - start;
-    for (let probe = 0, slot = this.lastHit; probe < count; probe += 1) {
-      slot = slot + 1 === count ? 0 : slot + 1;
+    for (let slot = ring.firstProbe(); slot !== -1; slot = ring.nextProbe(slot)) {
       const key = keys[slot]!;
       if (key.length === length && text.substring(start, end) === key) {
-        this.lastHit = slot;
+        ring.hit(slot);
         return this.values[slot]!;
       }
     }
     // Detached: a kept slice would hold the whole chunk it was cut from.
     const key = detached(text.slice(start, end));
     const value = this.compute(key);
-    // Full: replace entries round-robin, so odd input cannot grow the cache.
-    const slot = count < this.capacity ? count : this.nextSlot;
-    if (count >= this.capacity) this.nextSlot = (this.nextSlot + 1) % this.capacity;
+    const slot = ring.store();
     keys[slot] = key;
     this.values[slot] = value;
-    this.lastHit = slot;
     return value;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { forEachLine, leadingLines, LineSplitter, MAX_LINE_CHARS } from '../../../src/sources/text/lines.js';
+import { forEachLine, isFirstLine, leadingLines, LineSplitter, MAX_LINE_CHARS } from '../../../src/sources/text/lines.js';
 import { InputError } from '../../../src/model/errors.js';
 import { chunked } from '../../helpers/sink.js';
 
@@ -75,5 +75,35 @@ describe('leadingLines', () => {
   it('returns what there is when the head is short or empty', () => {
     expect(leadingLines('only', 3)).toEqual(['only']);
     expect(leadingLines('', 1)).toEqual([]);
+  });
+});
+
+describe('isFirstLine', () => {
+  it('compares the first line, without BOM and \\r, with the expected text exactly', () => {
+    expect(isFirstLine('a,b\nx,y\n', 'a,b')).toBe(true);
+    expect(isFirstLine('\uFEFFa,b\r\nx,y\r\n', 'a,b')).toBe(true);
+    expect(isFirstLine('a,b', 'a,b')).toBe(true); // a head with one line and no line end
+    expect(isFirstLine('a,b,c\n', 'a,b')).toBe(false);
+    expect(isFirstLine('a\n', 'a,b')).toBe(false);
+    expect(isFirstLine('A,B\n', 'a,b')).toBe(false);
+  });
+
+  it('skips no blank line and strips one \\r only', () => {
+    expect(isFirstLine('\na,b\n', 'a,b')).toBe(false);
+    expect(isFirstLine('\uFEFF\r\na,b\n', 'a,b')).toBe(false);
+    expect(isFirstLine('a,b\r\r\n', 'a,b')).toBe(false);
+  });
+
+  it('is the first line cut at the newline, with a leading BOM and a trailing \\r removed', () => {
+    const rule = (head: string, expected: string): boolean => {
+      const newline = head.indexOf('\n');
+      const first = newline < 0 ? head : head.slice(0, newline);
+      return first.replace(/^\uFEFF/, '').replace(/\r$/, '') === expected;
+    };
+    const text = (characters: string[]) => fc.array(fc.constantFrom(...characters), { maxLength: 8 }).map((picked) => picked.join(''));
+    fc.assert(fc.property(text(['a', ',', '\r', '\n', '\uFEFF']), text(['a', ',']), (head, expected) => {
+      expect(isFirstLine(head, expected)).toBe(rule(head, expected));
+      expect(isFirstLine(`${expected}${head}`, expected)).toBe(rule(`${expected}${head}`, expected));
+    }));
   });
 });
