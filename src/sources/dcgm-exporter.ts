@@ -148,7 +148,7 @@ export const dcgmExporter: SourceParser = {
       while (seriesRead.length <= labelSet.id) seriesRead.push(undefined);
       let read = seriesRead[labelSet.id];
       if (read === undefined) {
-        read = readSeriesLabels(labelSet.labels, context.host) ?? null;
+        read = readSeriesLabels(labelSet.readLabels(), context.host) ?? null;
         seriesRead[labelSet.id] = read;
       }
       return read ?? undefined;

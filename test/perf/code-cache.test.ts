@@ -54,6 +54,16 @@ describe('the code cache of the CLI bundle', () => {
     expect(cache.length).toBeGreaterThan(DIGEST_BYTES);
   });
 
+  it('is the one the CLI compiles with: V8 accepts it under the flags bin/gpu-audit.js sets', () => {
+    const result = spawnSync(process.execPath, [path.join(repoRoot, 'bin/gpu-audit.js'), '--version'], {
+      encoding: 'utf8',
+      env: { ...process.env, GPU_AUDIT_REPORT_CODE_CACHE: '1' },
+      timeout: 60_000,
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toBe('code cache: used\n');
+  });
+
   it.each([
     ['no cache at all', (): void => rmSync(path.join(copy, 'dist/bundle/gpu-audit.cjs.v8cache'), { force: true })],
     ['a cache made for another bundle', (): void => {

@@ -219,23 +219,37 @@ export class SampleSpan {
   time = 0.5;
 }
 
-const NO_LABEL_SET: InternedLabels = { id: -1, text: '', labels: new Map() };
-
-
-/** One label set as printed, parsed once per input (see LabelSetCache). */
-export interface InternedLabels {
-  /** 0, 1, 2, ... in order of first appearance in its cache: an index for the caller's own tables. */
-  readonly id: number;
-  /** The block as printed, braces included (a copy of the input's text). */
-  readonly text: string;
-  /** Shared by every line that prints this label set: read, never change. */
-  readonly labels: Map<string, string>;
-}
-
-interface CachedLabels extends InternedLabels {
+/**
+ * One label set as printed, checked once per input (see LabelSetCache). Only the text is
+ * kept: its labels are parsed again when asked for. A caller reads them once per label set
+ * (what they say about the device is its own to keep), and as a Map each set took about
+ * 1 KB, a third of the parse's memory on a 10,000-GPU federation.
+ */
+export class InternedLabels {
   /** The label set of the line after the last line that printed this one. */
-  next: CachedLabels | undefined;
+  next: InternedLabels | undefined = undefined;
+  private parsed: Map<string, string> | undefined;
+
+  constructor(
+    /** 0, 1, 2, ... in order of first appearance in its cache: an index for the caller's own tables. */
+    readonly id: number,
+    /** The block as printed, braces included (a copy of the input's text), checked valid. */
+    readonly text: string,
+  ) {}
+
+  /** Parsed from `text` on each call: a caller that keeps them keeps its own Map. */
+  readLabels(): Map<string, string> {
+    return (scanLabelBlock(this.text, 0, '') as LabelBlock).labels;
+  }
+
+  /** The same, parsed once and shared by every line that asks: read, never change. */
+  get labels(): Map<string, string> {
+    this.parsed ??= this.readLabels();
+    return this.parsed;
+  }
 }
+
+const NO_LABEL_SET = new InternedLabels(-1, '{}');
 
 /**
  * Label sets seen so far in one input, by their text as printed (`{gpu="0",UUID="GPU-..."}`).
@@ -250,8 +264,8 @@ interface CachedLabels extends InternedLabels {
  * sets beyond it are scanned in full.
  */
 export class LabelSetCache {
-  private readonly byText = new Map<string, CachedLabels>();
-  private last: CachedLabels | undefined;
+  private readonly byText = new Map<string, InternedLabels>();
+  private last: InternedLabels | undefined;
   /** The metric name of the last sample line: most lines repeat the one before. */
   lastName: string | undefined;
 
@@ -263,23 +277,8 @@ export class LabelSetCache {
 
   /** The interned label set whose block opens at `open` in `line`, or undefined where the line must be scanned in full. */
   find(line: string, open: number): InternedLabels | undefined {
-    const predicted = this.last?.next;
-    let found: CachedLabels | undefined;
-    // The predicted text ends with its `}` and holds no backslash, so where it matches, the
-    // line's block is exactly that text.
-    // (A slice compared with === is many times faster than startsWith or a charCodeAt loop on
-    // a line that is itself a slice of the input chunk.)
-    if (predicted !== undefined && line.slice(open, open + predicted.text.length) === predicted.text) {
-      found = predicted;
-    } else {
-      const end = labelBlockEnd(line, open);
-      if (end === -1) return undefined;
-      const text = line.slice(open, end);
-      found = this.byText.get(text) ?? this.intern(text);
-      if (found === undefined) return undefined;
-    }
-    if (this.last !== undefined) this.last.next = found;
-    this.last = found;
+    const found = this.lookUp(line, open, line.length);
+    if (found !== undefined) this.follow(found);
     return found;
   }
 
@@ -310,19 +309,8 @@ export class LabelSetCache {
       name = detached(text.slice(start, open));
     }
 
-    const predicted = this.last?.next;
-    let found: CachedLabels | undefined;
-    // The predicted text ends with its `}` and holds no backslash, so where it matches, the
-    // line's block is exactly that text.
-    if (predicted !== undefined && open + predicted.text.length <= end && text.slice(open, open + predicted.text.length) === predicted.text) {
-      found = predicted;
-    } else {
-      const blockEnd = labelBlockEnd(text, open, end);
-      if (blockEnd === -1) return false;
-      const block = text.slice(open, blockEnd);
-      found = this.byText.get(block) ?? this.intern(block);
-      if (found === undefined) return false;
-    }
+    const found = this.lookUp(text, open, end);
+    if (found === undefined) return false;
 
     // As scanExpositionLine: blanks, the value up to the next blank, then an optional timestamp.
     const valueStart = skipBlanksBefore(text, open + found.text.length, end);
@@ -360,8 +348,7 @@ export class LabelSetCache {
       hasTime = true;
     }
 
-    if (this.last !== undefined) this.last.next = found;
-    this.last = found;
+    this.follow(found);
     this.lastName = name;
     into.name = name;
     into.labelSet = found;
@@ -372,21 +359,44 @@ export class LabelSetCache {
   }
 
   /**
+   * The interned label set whose block opens at `open` in text[.., end): the one that followed
+   * the last set last time, when the text there is its text, else found or interned by the
+   * block's text. Undefined where the block must be scanned in full.
+   */
+  private lookUp(text: string, open: number, end: number): InternedLabels | undefined {
+    const predicted = this.last?.next;
+    // The predicted text ends with its `}` and holds no backslash, so where it matches, the
+    // line's block is exactly that text. (A slice compared with === is many times faster than
+    // startsWith or a charCodeAt loop on a line that is itself a slice of the input chunk.)
+    if (predicted !== undefined && open + predicted.text.length <= end && text.slice(open, open + predicted.text.length) === predicted.text) return predicted;
+    const blockEnd = labelBlockEnd(text, open, end);
+    if (blockEnd === -1) return undefined;
+    const block = text.slice(open, blockEnd);
+    return this.byText.get(block) ?? this.intern(block);
+  }
+
+  /** Records that `found` came after the last set, for the next prediction. */
+  private follow(found: InternedLabels): void {
+    if (this.last !== undefined) this.last.next = found;
+    this.last = found;
+  }
+
+  /**
    * Parses and keeps the block `text`, a candidate from labelBlockEnd; undefined when it is
    * not one valid label block (the caller scans the line for the reason) or the cache is full.
    */
-  private intern(text: string): CachedLabels | undefined {
+  private intern(text: string): InternedLabels | undefined {
     if (this.byText.size >= this.capacity) return undefined;
     const own = detached(text);
     const block = scanLabelBlock(own, 0, '');
     if (!('labels' in block) || block.end !== own.length) return undefined;
-    const interned: CachedLabels = { id: this.byText.size, text: own, labels: block.labels, next: undefined };
+    const interned = new InternedLabels(this.byText.size, own);
     this.byText.set(own, interned);
     return interned;
   }
 }
 
-/** About 250 MB of label sets at dcgm-exporter's 20 labels; far more GPUs than any file holds. */
+/** About 450 MB of label sets at dcgm-exporter's 20 labels (some 350 characters each); far more GPUs than any file holds. */
 const DEFAULT_LABEL_SET_CAPACITY = 1 << 20;
 
 /**

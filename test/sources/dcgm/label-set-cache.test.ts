@@ -88,6 +88,17 @@ describe('LabelSetCache', () => {
     expect(cache.size).toBe(1);
   });
 
+  it('keeps only the text of a label set: its labels are parsed from it when asked for', () => {
+    const cache = new LabelSetCache();
+    const set = cache.find('m{gpu="0",pod="a}b"} 1', 1);
+    const expected = new Map([['gpu', '0'], ['pod', 'a}b']]);
+    expect(set?.readLabels()).toEqual(expected);
+    // readLabels gives a Map of the caller's own; `labels` is parsed once and shared.
+    expect(set?.readLabels()).not.toBe(set?.readLabels());
+    expect(set?.labels).toEqual(expected);
+    expect(set?.labels).toBe(set?.labels);
+  });
+
   it('scans label sets beyond its capacity in full, with the same result', () => {
     const cache = new LabelSetCache(2);
     const lines = ['0', '1', '2', '0', '2'].map((gpu) => `m{gpu="${gpu}"} 1`);
