@@ -17,7 +17,7 @@ import type { FigureAccumulator } from './figure-accumulator.js';
 import type { BoardIdentity } from './identity.js';
 import { IsoTimes } from './iso-time.js';
 import { MS_PER_HOUR } from './options.js';
-import { pcieLinkOf } from './pipeline/pcie-link.js';
+import { pcieLinkOf } from './pcie-link.js';
 
 export type DeviceInventory = Partial<Omit<DeviceInfo, 'ref'>>;
 

@@ -32,7 +32,7 @@ export interface ThroughputStats {
 export interface PcieLink {
   generation: number;
   width: number;
-  /** Usable bandwidth per direction after line encoding, MiB/s (src/analysis/pipeline/pcie-link.ts). */
+  /** Usable bandwidth per direction after line encoding, MiB/s (src/analysis/pcie-link.ts). */
   bandwidthMiBps: number;
 }
 

@@ -77,10 +77,12 @@ export function meanAbove(curve: DemandCurve, k: number): number {
   return curve.reduce((sum, point) => sum + Math.max(0, point.gpus - k) * point.weight, 0);
 }
 
-/** DESIGN.md rule: the largest k with share(d >= k) >= R/O (1e-9 absorbs float noise in shares). */
-export function reservedCount(curve: DemandCurve, priceRatio: number): number {
+/**
+ * DESIGN.md rule: the largest k with share(d >= k) >= R/O (1e-9 absorbs float noise in shares).
+ * `share` is the curve's shareAtLeastOf, where the caller has made it already.
+ */
+export function reservedCount(curve: DemandCurve, priceRatio: number, share = shareAtLeastOf(curve)): number {
   const peak = Math.max(0, ...curve.map((point) => point.gpus));
-  const share = shareAtLeastOf(curve);
   for (let k = peak; k >= 1; k -= 1) if (share(k) >= priceRatio - 1e-9) return k;
   return 0;
 }
@@ -152,18 +154,18 @@ export interface PurchasePlan {
   breakEven: { gpus: number; discount: number }[];
 }
 
-export function planPurchase(input: PlanInput): PurchasePlan {
+/** `share` is the curve's shareAtLeastOf, where the caller has made it already. */
+export function planPurchase(input: PlanInput, share = shareAtLeastOf(input.curve)): PurchasePlan {
   const { curve } = input;
   const flexiblePrice = input.spotUsdPerGpuHour !== null && input.spotUsdPerGpuHour < input.onDemandUsdPerGpuHour ? input.spotUsdPerGpuHour : null;
   // The base is committed against whatever would otherwise serve it: on-demand, or spot where
   // spot is cheaper (then the rule reads R / spot, and a commitment dearer than spot buys nothing).
-  const reserved = input.reservedUsdPerGpuHour === null ? 0 : reservedCount(curve, input.reservedUsdPerGpuHour / (flexiblePrice ?? input.onDemandUsdPerGpuHour));
+  const reserved = input.reservedUsdPerGpuHour === null ? 0 : reservedCount(curve, input.reservedUsdPerGpuHour / (flexiblePrice ?? input.onDemandUsdPerGpuHour), share);
   const aboveGpuHours = meanAbove(curve, reserved) * HOURS_PER_MONTH;
   const reservedMonthlyUsd = reserved * (input.reservedUsdPerGpuHour ?? 0) * HOURS_PER_MONTH;
   const onDemandMonthlyUsd = flexiblePrice === null ? aboveGpuHours * input.onDemandUsdPerGpuHour : 0;
   const spotMonthlyUsd = flexiblePrice === null ? 0 : aboveGpuHours * flexiblePrice;
   const peak = Math.max(0, ...curve.map((point) => point.gpus));
-  const share = shareAtLeastOf(curve);
   // breakEvenDiscount(curve, k) for every k, from the shares of one table.
   const breakEven =
     input.reservedUsdPerGpuHour === null
@@ -267,6 +269,8 @@ export function purchase(units: readonly DemandUnit[], options: RecommendOptions
     const checkpoint = pool.units.every((unit) => SPOT_KINDS.has(unit.kind) && typeof unit.checkpoint === 'object' && unit.checkpoint !== null) ? (pool.units[0]!.checkpoint as CheckpointFacts) : null;
     const interruptions = options.spotInterruptionsPerHour ?? DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR;
     const spot = checkpoint !== null && instance.prices.spot !== null ? spotExpectedUsdPerHour(instance.prices.spot / gpus, interruptions, checkpoint) : null;
+    // One table of shares serves the plan, its break-even discounts and the rationale.
+    const share = shareAtLeastOf(curve);
     const plan = planPurchase({
       gpuCount: poolGpus(pool),
       curve,
@@ -274,16 +278,18 @@ export function purchase(units: readonly DemandUnit[], options: RecommendOptions
       currentUsdPerGpuHour: pool.units[0]!.hourlyUsdPerGpu!,
       reservedUsdPerGpuHour: reservedPrice,
       spotUsdPerGpuHour: spot,
-    });
+    }, share);
     const savings = plan.currentMonthlyUsd - plan.proposedMonthlyUsd;
     if (savings <= 0.005) continue;
-    result.recommendations.push(recommendationFor(pool, plan, { curve, curveBasis, observedHours, onDemand, reservedPrice, reservedSource, spot, interruptions }, options));
+    result.recommendations.push(recommendationFor(pool, plan, { curve, share, curveBasis, observedHours, onDemand, reservedPrice, reservedSource, spot, interruptions }, options));
   }
   return result;
 }
 
 interface PlanFacts {
   curve: DemandCurve;
+  /** shareAtLeastOf(curve). */
+  share: (k: number) => number;
   curveBasis: string;
   observedHours: number | null;
   onDemand: number;
@@ -317,7 +323,7 @@ function recommendationFor(pool: Pool, plan: PurchasePlan, facts: PlanFacts, opt
   ];
   const breakEvenText = breakEvenSentences(plan.breakEven);
   const training = pool.units.some((unit) => unit.kind === 'training');
-  const share = shareAtLeastOf(facts.curve);
+  const { share } = facts;
   return {
     id: `purchase:${pool.key}`,
     kind: 'purchase',

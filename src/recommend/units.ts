@@ -1,4 +1,5 @@
 /** Rounding and money wording shared by the recommenders (figures stay numbers in evidence). */
+import { enUsNumberFormat } from '../text/en-us-number-format.js';
 
 /** Two decimals: money in cents, other figures as shown. Rounded once, where a figure is made. */
 export function round2(value: number): number {
@@ -21,7 +22,7 @@ export function money(value: number): string {
  */
 export function fixedEnUs(value: number, digits: number): string {
   const shortest = String(Math.abs(value));
-  if (!Number.isFinite(value) || shortest.includes('e')) return formatterFor(digits).format(value);
+  if (!Number.isFinite(value) || shortest.includes('e')) return enUsNumberFormat(digits, digits).format(value);
   const point = shortest.indexOf('.');
   let whole = point === -1 ? shortest : shortest.slice(0, point);
   let fraction = point === -1 ? '' : shortest.slice(point + 1);
@@ -59,22 +60,6 @@ function grouped(whole: string): string {
   let text = whole.slice(0, head);
   for (let start = head; start < whole.length; start += 3) text += `,${whole.slice(start, start + 3)}`;
   return text;
-}
-
-/**
- * What `value.toLocaleString('en-US', { minimum/maximumFractionDigits })` formats with, made
- * once per number of digits: toLocaleString builds a new formatter per call. Only the numbers
- * fixedEnUs leaves to it come here.
- */
-const FORMATTERS = new Map<number, Intl.NumberFormat>();
-
-function formatterFor(digits: number): Intl.NumberFormat {
-  let formatter = FORMATTERS.get(digits);
-  if (formatter === undefined) {
-    formatter = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-    FORMATTERS.set(digits, formatter);
-  }
-  return formatter;
 }
 
 export function percent(fraction: number, digits = 0): string {

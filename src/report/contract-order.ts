@@ -263,15 +263,18 @@ export function inContractOrder(value: unknown, order: ContractNode): unknown {
   if (value === null || typeof value !== 'object') return value;
   const source = value as Record<string, unknown>;
   const ordered: Record<string, unknown> = {};
+  let knownCount = 0;
   for (const key of order.keys) {
     if (!Object.hasOwn(source, key)) continue;
     const child = order.nested[key];
     ordered[key] = child === undefined ? source[key] : inContractOrder(source[key], child);
+    knownCount += 1;
   }
   // Unknown keys after the known ones. A contract object of a report has none, so the usual
-  // case is one count; a report holds hundreds of thousands of these objects.
+  // case is one count of its keys, against the known keys copied (`order.keys` lists each key
+  // once); a report holds hundreds of thousands of these objects.
   const sourceKeys = Object.keys(source);
-  if (sourceKeys.length !== Object.keys(ordered).length) {
+  if (sourceKeys.length !== knownCount) {
     const known = knownKeys(order);
     for (const key of sourceKeys) if (!known.has(key)) ordered[key] = source[key];
   }

@@ -5,6 +5,7 @@
  */
 
 import type { FleetSummary, GpuEntry, PcieLink, ReportWindow } from '../model/report.js';
+import { enUsNumberFormat } from '../text/en-us-number-format.js';
 
 export const MISSING = '-';
 
@@ -31,25 +32,13 @@ export function fractionAsPercent(fraction: MaybeNumber): number | null {
   return isPresent(fraction) ? fraction * 100 : null;
 }
 
-const numberFormats = new Map<number, Intl.NumberFormat>();
-
 /**
  * Fixed decimals, `,` thousands grouping (en-US, whatever the machine's locale), `-` when
  * missing. `null` digits prints a setting as given (up to 3 decimals): `5`, `2.5`.
  */
 export function formatNumber(value: MaybeNumber, fractionDigits: number | null): string {
   if (!isPresent(value)) return MISSING;
-  const key = fractionDigits ?? -1;
-  let format = numberFormats.get(key);
-  if (format === undefined) {
-    format = new Intl.NumberFormat(
-      'en-US',
-      fractionDigits === null
-        ? { maximumFractionDigits: 3 }
-        : { minimumFractionDigits: fractionDigits, maximumFractionDigits: fractionDigits },
-    );
-    numberFormats.set(key, format);
-  }
+  const format = fractionDigits === null ? enUsNumberFormat(0, 3) : enUsNumberFormat(fractionDigits, fractionDigits);
   const text = format.format(value);
   // -0.04 rounds to "-0.0": the sign of a rounded zero carries no information.
   return /^-0(?:\.0+)?$/u.test(text) ? text.slice(1) : text;

@@ -1,9 +1,9 @@
 /**
  * The weighted quantile sketch as it was before its CPU work (flat sorted array, one logarithm
  * per add and per range bound, `splice` for a new bucket, two powers per bucket passed by a
- * quantile), kept verbatim as the oracle of test/analysis/stats/sketch-reference.test.ts: the
- * sketch in src/ must give the same quantiles, counts and merges to the bit, since reports must
- * not change. Not used by the CLI.
+ * quantile), kept verbatim as the oracle of test/analysis/stats/sketch-reference.test.ts and
+ * weighted-quantile-sketch.test.ts: the sketch in src/ must give the same quantiles, counts and
+ * merges to the bit, since reports must not change. Not used by the CLI.
  */
 import type { SketchRange } from '../../src/analysis/stats/weighted-quantile-sketch.js';
 

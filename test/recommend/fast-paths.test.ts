@@ -67,13 +67,29 @@ describe('shareAtLeastOf: shareAtLeast for every k of one curve', () => {
   });
 });
 
-/** Time-slicing's rule as written in timeslice.ts's header, on overlapOf itself. */
+/**
+ * timeslice.ts's overlap as its header defines it, hour by hour: an hour counts where every
+ * member has a value, and overlaps where two or more of those are at or above the threshold.
+ */
+function overlapByDefinition(members: readonly DemandUnit[], idleThresholdPct: number): { observedHours: number; overlapHours: number } {
+  let observedHours = 0;
+  let overlapHours = 0;
+  for (let hour = 0; hour < 168; hour += 1) {
+    const values = members.map((member) => member.hourOfWeekPct?.[hour] ?? null);
+    if (values.some((value) => value === null)) continue;
+    observedHours += 1;
+    if (values.filter((value) => value! >= idleThresholdPct).length >= 2) overlapHours += 1;
+  }
+  return { observedHours, overlapHours };
+}
+
+/** Time-slicing's rule as written in timeslice.ts's header, on the overlap by definition. */
 function timeSliceByDefinition(idleThresholdPct: number, maxShare: number): Admission {
   return (members, candidate) => {
     const all = [...members, candidate];
     const total = candidate.memoryTotalMiB;
     if (total === null || all.reduce((sum, member) => sum + member.vram.requiredMiB!, 0) > total) return false;
-    const overlap = overlapOf(all, idleThresholdPct);
+    const overlap = overlapByDefinition(all, idleThresholdPct);
     return overlap.observedHours > 0 && overlap.overlapHours / overlap.observedHours <= maxShare;
   };
 }
@@ -118,7 +134,18 @@ const fleet = fc.array(
 const membersOf = (groups: readonly { members: readonly DemandUnit[] }[]): string[][] => groups.map((group) => group.members.map((member) => member.id));
 
 describe('the sharing strategies group as their rules define', () => {
-  it('time-slicing makes the groups first fit makes with overlapOf', () => {
+  it('overlapOf counts the hours the definition counts, whether every hour was observed or not', () => {
+    fc.assert(fc.property(fleet, fc.constantFrom(0, 3, 5, 60), (units, idleThresholdPct) => {
+      expect(overlapOf(units, idleThresholdPct)).toEqual(overlapByDefinition(units, idleThresholdPct));
+      // Pairs too: most of the units of a fleet miss some hour, so the whole fleet observes none.
+      for (let at = 1; at < units.length; at += 1) {
+        const pair = [units[at - 1]!, units[at]!];
+        expect(overlapOf(pair, idleThresholdPct)).toEqual(overlapByDefinition(pair, idleThresholdPct));
+      }
+    }), { numRuns: 200 });
+  });
+
+  it('time-slicing makes the groups first fit makes with its rule written out', () => {
     const settings = options({ timeSliceMaxOverlapShare: 0.3 });
     fc.assert(fc.property(fleet, (units) => {
       const pool = units.filter((candidate) => shareable(candidate) && candidate.hourOfWeekPct !== null);

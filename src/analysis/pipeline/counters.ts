@@ -61,9 +61,3 @@ export class CounterTable<Key extends string = string> {
     return this.states.size;
   }
 }
-
-/** Increase per second between the first and last reading; undefined with fewer than two readings. */
-export function ratePerSecond(counter: CounterIncrease | undefined): number | undefined {
-  if (counter === undefined || counter.readings < 2 || counter.lastMs <= counter.firstMs) return undefined;
-  return counter.increase / ((counter.lastMs - counter.firstMs) / 1000);
-}

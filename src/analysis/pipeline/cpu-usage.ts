@@ -13,7 +13,7 @@
  * counted and dropped.
  */
 import type { ContainerCpuCounter, ContainerCpuSample, ContainerCpuTotals, HostCpuSample, HostCpuTotals } from '../../model/observations.js';
-import { CounterTable, ratePerSecond } from './counters.js';
+import { CounterTable } from './counters.js';
 
 export const MAX_CPU_SERIES = 200_000;
 /** Modes in which a CPU does no work (node_exporter's `mode` label). */
@@ -39,15 +39,34 @@ export interface ContainerCpuFigures {
   throttledFraction?: number;
 }
 
-/** The busy share by the definition above, from totals a query summed (live Prometheus); none when the counters never advanced. */
-export function hostCpuFromTotals(totals: HostCpuTotals): HostCpuFigures[] {
-  const modes = Object.entries(totals.secondsByMode);
-  const total = modes.reduce((sum, [, seconds]) => sum + seconds, 0);
-  const notBusy = modes.filter(([mode]) => NOT_BUSY_MODES.includes(mode)).reduce((sum, [, seconds]) => sum + seconds, 0);
-  if (!(total > 0)) return [];
-  return [{ host: totals.host, cores: totals.cores, busyFraction: 1 - notBusy / total, windowSeconds: totals.windowSeconds, counterResets: totals.counterResets }];
+/** A host's CPU seconds over the window: in all modes, and in the modes that are not busy. */
+interface ModeSeconds {
+  total: number;
+  notBusy: number;
 }
 
+function addModeSeconds(sums: ModeSeconds, mode: string, seconds: number): void {
+  sums.total += seconds;
+  if (NOT_BUSY_MODES.includes(mode)) sums.notBusy += seconds;
+}
+
+/** The busy share by the definition above; none when the counters never advanced. */
+function hostFigures(host: string, cores: number, sums: ModeSeconds, windowSeconds: number, counterResets: number): HostCpuFigures[] {
+  if (!(sums.total > 0)) return [];
+  return [{ host, cores, busyFraction: 1 - sums.notBusy / sums.total, windowSeconds, counterResets }];
+}
+
+/** Host figures from totals a query summed (live Prometheus). */
+export function hostCpuFromTotals(totals: HostCpuTotals): HostCpuFigures[] {
+  const sums: ModeSeconds = { total: 0, notBusy: 0 };
+  for (const [mode, seconds] of Object.entries(totals.secondsByMode)) addModeSeconds(sums, mode, seconds);
+  return hostFigures(totals.host, totals.cores, sums, totals.windowSeconds, totals.counterResets);
+}
+
+/**
+ * Cores used and throttled share by the definitions above, from a container's counter increases:
+ * summed by a query (live Prometheus), or by CpuUsageTable from raw counters.
+ */
 export function containerCpuFromTotals(totals: ContainerCpuTotals): ContainerCpuFigures {
   const { host, namespace, pod, container } = totals;
   const figures: ContainerCpuFigures = { host, namespace, pod, container };
@@ -82,32 +101,26 @@ export class CpuUsageTable {
 
   /** Busy share per host; hosts whose counters never advanced are absent. */
   hosts(): HostCpuFigures[] {
-    const byHost = new Map<string, { cpus: Set<string>; total: number; notBusy: number; firstMs: number; lastMs: number; resets: number }>();
+    // Seconds are summed per counter in the order the counters came, as they always were: a
+    // sum per mode first would round differently.
+    const byHost = new Map<string, { cpus: Set<string>; seconds: ModeSeconds; firstMs: number; lastMs: number; resets: number }>();
     for (const key of this.hostCounters.keys()) {
       const [host, cpu, mode] = key.split(SEP) as [string, string, string];
       const counter = this.hostCounters.get(key)!;
       if (counter.readings < 2) continue;
       let figures = byHost.get(host);
       if (figures === undefined) {
-        figures = { cpus: new Set(), total: 0, notBusy: 0, firstMs: counter.firstMs, lastMs: counter.lastMs, resets: 0 };
+        figures = { cpus: new Set(), seconds: { total: 0, notBusy: 0 }, firstMs: counter.firstMs, lastMs: counter.lastMs, resets: 0 };
         byHost.set(host, figures);
       }
       figures.cpus.add(cpu);
-      figures.total += counter.increase;
-      if (NOT_BUSY_MODES.includes(mode)) figures.notBusy += counter.increase;
+      addModeSeconds(figures.seconds, mode, counter.increase);
       figures.firstMs = Math.min(figures.firstMs, counter.firstMs);
       figures.lastMs = Math.max(figures.lastMs, counter.lastMs);
       figures.resets += counter.resets;
     }
-    return [...byHost]
-      .filter(([, figures]) => figures.total > 0)
-      .map(([host, figures]) => ({
-        host,
-        cores: figures.cpus.size,
-        busyFraction: 1 - figures.notBusy / figures.total,
-        windowSeconds: (figures.lastMs - figures.firstMs) / 1000,
-        counterResets: figures.resets,
-      }));
+    return [...byHost].flatMap(([host, figures]) =>
+      hostFigures(host, figures.cpus.size, figures.seconds, (figures.lastMs - figures.firstMs) / 1000, figures.resets));
   }
 
   /** Cores used and throttled share per container. */
@@ -119,13 +132,18 @@ export class CpuUsageTable {
       if (seen.has(id)) continue;
       const [host, namespace, pod, container] = parts;
       const counterOf = (counter: ContainerCpuCounter) => this.containerCounters.get([id, counter].join(SEP));
-      const figures: ContainerCpuFigures = { host, namespace, pod, container };
-      const coresUsed = ratePerSecond(counterOf('usage-seconds'));
-      if (coresUsed !== undefined) figures.coresUsed = coresUsed;
+      const totals: ContainerCpuTotals = { host, namespace, pod, container };
+      // A rate needs two readings; they then span the seconds the counter was present.
+      const usage = counterOf('usage-seconds');
+      if (usage !== undefined && usage.readings >= 2) {
+        totals.usageSeconds = usage.increase;
+        totals.presentSeconds = (usage.lastMs - usage.firstMs) / 1000;
+      }
       const periods = counterOf('cfs-periods');
       const throttled = counterOf('cfs-throttled-periods');
-      if (periods !== undefined && throttled !== undefined && periods.increase > 0) figures.throttledFraction = throttled.increase / periods.increase;
-      seen.set(id, figures);
+      if (periods !== undefined) totals.periods = periods.increase;
+      if (throttled !== undefined) totals.throttledPeriods = throttled.increase;
+      seen.set(id, containerCpuFromTotals(totals));
     }
     return [...seen.values()];
   }

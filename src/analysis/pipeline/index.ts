@@ -2,7 +2,7 @@
  * CPU data pipeline (issue "Per-model profiling", items 4 and 5): is a workload's GPU starved
  * by its CPU, and what do its sidecars cost. Pure functions over plain figures.
  */
-export { CounterTable, ratePerSecond, type CounterIncrease } from './counters.js';
+export { CounterTable, type CounterIncrease } from './counters.js';
 export {
   CpuUsageTable, MAX_CPU_SERIES, NOT_BUSY_MODES, containerCpuFromTotals, hostCpuFromTotals,
   type ContainerCpuFigures, type HostCpuFigures,
@@ -15,4 +15,3 @@ export { NO_SIDECARS, sidecarHourlyUsd, sidecarNodeShare, workloadSidecars, type
 export { containerKey, podKey, processTreeKey, workloadCpuPipeline, workloadSidecarFigures, type PipelineInputs, type WorkloadPipelineFacts } from './workload.js';
 export { hostCpuByGpuHost, hostHourlyUsd, pipelineInputs, processTreesByGpuHost, type PipelineSources } from './inputs.js';
 export { MAX_PROCESS_SERIES, ProcessCpuTable, type ProcessTreeCpuFigures } from './process-cpu.js';
-export { pcieLinkBandwidthMiBps, pcieLinkOf } from './pcie-link.js';

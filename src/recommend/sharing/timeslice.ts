@@ -23,22 +23,14 @@ export interface Overlap {
 
 /** Hours of the week in which two or more members are busy, out of the hours all were observed. */
 export function overlapOf(members: readonly DemandUnit[], idleThresholdPct: number): Overlap {
-  let observedHours = 0;
-  let overlapHours = 0;
-  for (let hour = 0; hour < 168; hour += 1) {
-    const values = members.map((unit) => unit.hourOfWeekPct?.[hour] ?? null);
-    if (values.some((value) => value === null)) continue;
-    observedHours += 1;
-    if (values.filter((value) => value! >= idleThresholdPct).length >= 2) overlapHours += 1;
-  }
-  return { observedHours, overlapHours };
+  return overlapOfWeeks(members.map((unit) => weekOf(unit, idleThresholdPct)));
 }
 
 /** An hour of a unit's week: busy (1) counts towards an overlap, idle (0) does not, unobserved (2) drops the hour. */
 const IDLE = 0;
 const UNOBSERVED = 2;
 
-/** The unit's 168 hours as IDLE, busy (1) or UNOBSERVED, read as overlapOf reads them. */
+/** The unit's 168 hours: unobserved where it has no value, else busy at or above the idle threshold. */
 function hourStatesOf(unit: DemandUnit, idleThresholdPct: number): Uint8Array {
   const states = new Uint8Array(168);
   for (let hour = 0; hour < 168; hour += 1) {
@@ -51,7 +43,7 @@ function hourStatesOf(unit: DemandUnit, idleThresholdPct: number): Uint8Array {
 /** 168 hours as bits, in six 32-bit words. */
 const WEEK_WORDS = 6;
 
-/** A unit's hours for the admission test: states, and where every hour was observed, its busy hours as bits. */
+/** A unit's hours as overlapOfWeeks reads them: states, and where every hour was observed, its busy hours as bits. */
 interface Week {
   states: Uint8Array;
   busyBits: Uint32Array | null;
@@ -92,11 +84,34 @@ function overlapHoursOfFullWeeks(weeks: readonly Week[]): number {
 }
 
 /**
- * overlapOf's rule, asked of every open group for every unit of a pool (first-fit): each
- * unit's hours are read once, and a test counts bits (every hour observed, the usual case)
- * or adds up small integers, instead of building arrays for each of the 168 hours. The
- * counts, and so the answer, are overlapOf's.
+ * overlapOf on weeks read already. The admission asks it of every open group for every unit of
+ * a pool (first-fit), so it counts bits where every week was observed in every hour (the usual
+ * case) and else adds up small integers, rather than build arrays for each of the 168 hours.
  */
+function overlapOfWeeks(weeks: readonly Week[]): Overlap {
+  if (weeks.every((week) => week.busyBits !== null)) return { observedHours: 168, overlapHours: overlapHoursOfFullWeeks(weeks) };
+  const all = weeks.map((week) => week.states);
+  let observedHours = 0;
+  let overlapHours = 0;
+  for (let hour = 0; hour < 168; hour += 1) {
+    let busy = 0;
+    let observed = true;
+    for (const states of all) {
+      const state = states[hour]!;
+      if (state === UNOBSERVED) {
+        observed = false;
+        break;
+      }
+      busy += state;
+    }
+    if (!observed) continue;
+    observedHours += 1;
+    if (busy >= 2) overlapHours += 1;
+  }
+  return { observedHours, overlapHours };
+}
+
+/** The rule of the header: the members' summed VRAM fits, and their overlap share is small enough. Each unit's hours are read once. */
 function admission(options: RecommendOptions): Admission {
   const weeksByUnit = new WeakMap<DemandUnit, Week>();
   const weekOfUnit = (unit: DemandUnit): Week => {
@@ -114,27 +129,8 @@ function admission(options: RecommendOptions): Admission {
     for (const member of members) requiredMiB += member.vram.requiredMiB!;
     requiredMiB += candidate.vram.requiredMiB!;
     if (requiredMiB > total) return false;
-    const weeks = [...members.map(weekOfUnit), weekOfUnit(candidate)];
-    if (weeks.every((week) => week.busyBits !== null)) return overlapHoursOfFullWeeks(weeks) / 168 <= options.timeSliceMaxOverlapShare;
-    const all = weeks.map((week) => week.states);
-    let observedHours = 0;
-    let overlapHours = 0;
-    for (let hour = 0; hour < 168; hour += 1) {
-      let busy = 0;
-      let observed = true;
-      for (const states of all) {
-        const state = states[hour]!;
-        if (state === UNOBSERVED) {
-          observed = false;
-          break;
-        }
-        busy += state;
-      }
-      if (!observed) continue;
-      observedHours += 1;
-      if (busy >= 2) overlapHours += 1;
-    }
-    return observedHours > 0 && overlapHours / observedHours <= options.timeSliceMaxOverlapShare;
+    const overlap = overlapOfWeeks([...members.map(weekOfUnit), weekOfUnit(candidate)]);
+    return overlap.observedHours > 0 && overlap.overlapHours / overlap.observedHours <= options.timeSliceMaxOverlapShare;
   };
 }
 

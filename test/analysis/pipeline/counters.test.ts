@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { CounterTable, ratePerSecond } from '../../../src/analysis/pipeline/counters.js';
+import { CounterTable } from '../../../src/analysis/pipeline/counters.js';
 
 describe('counter increase', () => {
-  it('adds the deltas between readings and divides by the seconds between the first and last', () => {
+  it('adds the deltas between readings and keeps the times of the first and last', () => {
     const table = new CounterTable();
     table.add('c', 0, 100);
     table.add('c', 10_000, 130);
     table.add('c', 20_000, 150);
-    // (130 - 100) + (150 - 130) = 50 over 20 s = 2.5 per second.
+    // (130 - 100) + (150 - 130) = 50 from 0 to 20 s.
     expect(table.get('c')).toEqual({ increase: 50, firstMs: 0, lastMs: 20_000, readings: 3, resets: 0 });
-    expect(ratePerSecond(table.get('c'))).toBe(2.5);
   });
 
   it('takes a counter that goes down as restarted from 0', () => {
@@ -30,10 +29,10 @@ describe('counter increase', () => {
     expect(table.get('c')).toMatchObject({ increase: 20, readings: 2 });
   });
 
-  it('has no rate with a single reading', () => {
+  it('holds a single reading as no increase yet, and nothing for a series never read', () => {
     const table = new CounterTable();
     table.add('c', 0, 100);
-    expect(ratePerSecond(table.get('c'))).toBeUndefined();
-    expect(ratePerSecond(table.get('missing'))).toBeUndefined();
+    expect(table.get('c')).toEqual({ increase: 0, firstMs: 0, lastMs: 0, readings: 1, resets: 0 });
+    expect(table.get('missing')).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   INTERVAL_MS_RANGE, MIB_RANGE, PERCENT_RANGE, SKETCH_RELATIVE_ERROR, WeightedQuantileSketch,
 } from '../../../src/analysis/stats/weighted-quantile-sketch.js';
+import { ReferenceQuantileSketch } from '../../helpers/reference-quantile-sketch.js';
 
 /** The definition the sketch approximates: smallest value whose cumulative weight reaches q x total. */
 function exactQuantile(entries: readonly (readonly [value: number, weight: number])[], q: number): number {
@@ -112,90 +113,16 @@ describe('memory', () => {
   });
 });
 
-/**
- * The sketch as first written, one Map entry and object per bucket: the flat sorted storage
- * that replaced it must give bit-for-bit the same figures, since reports must not change.
- */
-class MapSketch {
-  private readonly buckets = new Map<number, { weight: number; weightedSum: number }>();
-  private zeroWeight = 0;
-  private total = 0;
-  private readonly low: number;
-  private readonly high: number;
-
-  constructor(range: typeof PERCENT_RANGE) {
-    this.low = Math.ceil(Math.log(range.minIndexable) / Math.log(1.005));
-    this.high = Math.ceil(Math.log(range.maxIndexable) / Math.log(1.005));
-  }
-
-  add(value: number, weight: number): void {
-    if (weight === 0 || !Number.isFinite(value) || !Number.isFinite(weight)) return;
-    if (value <= 0) {
-      this.total += weight;
-      this.zeroWeight += weight;
-      if (this.zeroWeight <= 1e-6) this.zeroWeight = 0;
-      return;
-    }
-    const index = Math.min(this.high, Math.max(this.low, Math.ceil(Math.log(value) / Math.log(1.005))));
-    const bucket = this.buckets.get(index);
-    if (bucket === undefined) {
-      if (weight < 0) return;
-      this.total += weight;
-      this.buckets.set(index, { weight, weightedSum: weight * value });
-      return;
-    }
-    this.total += weight;
-    bucket.weight += weight;
-    bucket.weightedSum += weight * value;
-    if (bucket.weight <= 1e-6) this.buckets.delete(index);
-  }
-
-  merge(other: MapSketch): void {
-    this.total += other.total;
-    this.zeroWeight += other.zeroWeight;
-    for (const [index, bucket] of other.buckets) {
-      const mine = this.buckets.get(index);
-      if (mine === undefined) this.buckets.set(index, { ...bucket });
-      else {
-        mine.weight += bucket.weight;
-        mine.weightedSum += bucket.weightedSum;
-      }
-    }
-  }
-
-  quantile(q: number): number | null {
-    if (this.total <= 1e-6) return null;
-    const target = Math.min(1, Math.max(0, q)) * this.total;
-    let cumulative = this.zeroWeight;
-    if (this.zeroWeight > 1e-6 && cumulative >= target) return 0;
-    let last: number | null = this.zeroWeight > 1e-6 ? 0 : null;
-    for (const index of [...this.buckets.keys()].sort((a, b) => a - b)) {
-      const bucket = this.buckets.get(index)!;
-      cumulative += bucket.weight;
-      const mean = bucket.weightedSum / bucket.weight;
-      const lower = index === this.low ? 0 : 1.005 ** (index - 1) * (1 - 1e-9);
-      const upper = index === this.high ? Infinity : 1.005 ** index * (1 + 1e-9);
-      last = Math.min(upper, Math.max(lower, mean));
-      if (cumulative >= target) return last;
-    }
-    return last;
-  }
-
-  get bucketCount(): number {
-    return this.buckets.size + (this.zeroWeight > 1e-6 ? 1 : 0);
-  }
-}
-
 describe('bucket storage', () => {
-  it('gives exactly the figures of a Map of buckets under any mix of adds, take-backs and merges', () => {
+  it('gives exactly the figures of the reference sketch under any mix of adds, take-backs and merges', () => {
     // Values from a few percent-like choices (so that buckets repeat and empty out) and anything.
     const value = fc.oneof(fc.constantFrom(0, 0.5, 3, 3.01, 42, 99.9, 100, 250), fc.double({ min: -1, max: 200, noNaN: true }));
     const step = fc.tuple(value, fc.integer({ min: -3, max: 3 }).map((sign) => sign * 1000), fc.boolean());
     fc.assert(fc.property(fc.array(step, { maxLength: 200 }), fc.array(step, { maxLength: 50 }), (steps, others) => {
       const sketch = new WeightedQuantileSketch(PERCENT_RANGE);
-      const reference = new MapSketch(PERCENT_RANGE);
+      const reference = new ReferenceQuantileSketch(PERCENT_RANGE);
       const otherSketch = new WeightedQuantileSketch(PERCENT_RANGE);
-      const otherReference = new MapSketch(PERCENT_RANGE);
+      const otherReference = new ReferenceQuantileSketch(PERCENT_RANGE);
       for (const [v, w] of others) {
         otherSketch.add(v, w);
         otherReference.add(v, w);
