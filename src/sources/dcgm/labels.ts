@@ -59,7 +59,7 @@ const NON_GPU_LABELS = ['nvlink', 'nvswitch', 'cpu', 'cpucore'] as const;
  * scraped exporter pod) to everything scraped through a ServiceMonitor or PodMonitor. The
  * exporter's own pod labels then arrive renamed as `exported_pod` and so on.
  */
-const TARGET_LABELS = ['service', 'endpoint'] as const;
+export const TARGET_LABELS = ['service', 'endpoint'] as const;
 
 /** Said once per input where TARGET_LABELS kept `pod`/`namespace` from being read. */
 export const TARGET_POD_LABELS_WARNING =
@@ -67,7 +67,7 @@ export const TARGET_POD_LABELS_WARNING =
   'scraped dcgm-exporter pod, not a GPU workload: not read as pod assignments (a GPU workload appears as ' +
   'exported_pod/exported_namespace)';
 
-interface PodLabelNames {
+export interface PodLabelNames {
   pod: string;
   namespace: string;
   container: string;
@@ -76,7 +76,7 @@ interface PodLabelNames {
 }
 
 /** Where the exporter's pod mapping can be found, best first. */
-const POD_LABEL_NAMES: readonly PodLabelNames[] = [
+export const POD_LABEL_NAMES: readonly PodLabelNames[] = [
   // Renamed by Prometheus because the target had labels of the same name (honor_labels: false).
   { pod: 'exported_pod', namespace: 'exported_namespace', container: 'exported_container', clashesWithTargetLabels: false },
   { pod: 'pod', namespace: 'namespace', container: 'container', clashesWithTargetLabels: true },

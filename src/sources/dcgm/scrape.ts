@@ -6,9 +6,9 @@
  */
 import type { DeviceRef, GpuSample, ObservationSink } from '../../model/observations.js';
 import type { DcgmDevices } from './devices.js';
-import type { DcgmField, ReadingKey } from './fields.js';
+import type { DcgmField } from './fields.js';
 import type { PodLabels, SeriesDevice, SeriesLabelsRead } from './labels.js';
-import { fillSample, framebufferTotalMiB, memoryTotalMiB, SAMPLE_READINGS } from './readings.js';
+import { fillSample, fillSampleAt, memoryTotalMiB, memoryTotalMiBAt, noReadings, READING_KEYS } from './readings.js';
 import type { Readings } from './readings.js';
 
 /** What one device reported at one time: values, and the containers seen holding it. */
@@ -21,27 +21,6 @@ export interface DeviceReadings {
 
 export function emptyReadings(device: SeriesDevice): DeviceReadings {
   return { device, readings: noReadings(), pods: undefined };
-}
-
-/**
- * Readings with every key present (as undefined), so that every device's readings share one
- * shape whatever order its metrics come in: a store per series line stays a fixed-offset write.
- */
-function noReadings(): Readings {
-  return {
-    utilizationPct: undefined,
-    memoryUtilizationPct: undefined,
-    memoryUsedMiB: undefined,
-    powerW: undefined,
-    grEngineActivePct: undefined,
-    smActivePct: undefined,
-    tensorActivePct: undefined,
-    pcieRxKiBps: undefined,
-    pcieTxKiBps: undefined,
-    framebufferTotalMiB: undefined,
-    framebufferFreeMiB: undefined,
-    framebufferReservedMiB: undefined,
-  } satisfies Record<ReadingKey, undefined>;
 }
 
 /**
@@ -70,24 +49,20 @@ export function sendReadings(entry: DeviceReadings, time: number | undefined, de
   const { device, readings, pods } = entry;
   const ref = devices.seen(device, memoryTotalMiB(readings));
   if (pods !== undefined) {
-    for (const pod of pods.values()) sink.assignment?.(time === undefined ? { ref, ...pod } : { ref, time, ...pod });
+    for (const pod of pods.values()) sendAssignment(sink, ref, time, pod);
   }
   const sample: GpuSample = time === undefined ? { ref } : { ref, time };
   if (fillSample(sample, readings)) sink.sample(sample);
 }
 
-/** Every reading, in a fixed order: a reading's position is its slot in a ScrapeBatch. */
-const READING_KEYS = Object.keys(noReadings()) as ReadingKey[];
+function sendAssignment(sink: ObservationSink, ref: DeviceRef, time: number | undefined, pod: PodLabels): void {
+  sink.assignment?.(time === undefined ? { ref, ...pod } : { ref, time, ...pod });
+}
 
 /** The slot of `field`'s reading in ScrapeBatch.add. */
 export function readingSlot(field: DcgmField): number {
   return READING_KEYS.indexOf(field.reading);
 }
-
-/** The slot of each reading's value in a ScrapeBatch entry. */
-const SLOT = Object.fromEntries(READING_KEYS.map((key, slot) => [key, slot])) as Record<ReadingKey, number>;
-/** GpuSample fields as they are, with their slots, in fillSample's order. */
-const SAMPLE_SLOTS = SAMPLE_READINGS.map((key) => [key, SLOT[key]] as const);
 
 /** What a ScrapeBatch holds per device: kept from scrape to scrape, reset when the device reappears. */
 interface BatchEntry {
@@ -223,25 +198,9 @@ export class ScrapeBatch {
   }
 }
 
-function sendAssignment(sink: ObservationSink, ref: DeviceRef, time: number | undefined, pod: PodLabels): void {
-  sink.assignment?.(time === undefined ? { ref, ...pod } : { ref, time, ...pod });
-}
-
-/** A value of `values`, undefined where the batch had none. */
-function valueAt(values: Float64Array, at: number): number | undefined {
-  const value = values[at]!;
-  return Number.isNaN(value) ? undefined : value;
-}
-
-/** sendReadings for a batch entry, read straight from its values (in `values`): the same inventory, assignments and sample. */
+/** sendReadings for a batch entry, read straight from its slots in `values`: the same inventory, assignments and sample. */
 function sendEntry(entry: BatchEntry, values: Float64Array, time: number | undefined, devices: DcgmDevices, sink: ObservationSink): void {
-  const { at } = entry;
-  const memoryTotal = framebufferTotalMiB(
-    valueAt(values, at + SLOT.framebufferTotalMiB),
-    valueAt(values, at + SLOT.memoryUsedMiB),
-    valueAt(values, at + SLOT.framebufferFreeMiB),
-    valueAt(values, at + SLOT.framebufferReservedMiB),
-  );
+  const memoryTotal = memoryTotalMiBAt(values, entry.at);
   const ref = devices.seen(entry.device, memoryTotal);
   if (entry.pods !== undefined) {
     for (const pod of entry.pods.values()) sendAssignment(sink, ref, time, pod);
@@ -249,16 +208,5 @@ function sendEntry(entry: BatchEntry, values: Float64Array, time: number | undef
     sendAssignment(sink, ref, time, entry.pod);
   }
   const sample: GpuSample = time === undefined ? { ref } : { ref, time };
-  let filled = false;
-  for (const [key, slot] of SAMPLE_SLOTS) {
-    const value = values[at + slot]!;
-    if (Number.isNaN(value)) continue;
-    sample[key] = value;
-    filled = true;
-  }
-  if (memoryTotal !== undefined) {
-    sample.memoryTotalMiB = memoryTotal;
-    filled = true;
-  }
-  if (filled) sink.sample(sample);
+  if (fillSampleAt(sample, values, entry.at, memoryTotal)) sink.sample(sample);
 }

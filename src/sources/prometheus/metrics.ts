@@ -4,6 +4,7 @@
  * and the scale from DCGM's unit to the report's. The labels that name a device come last.
  */
 import { DCGM_FIELDS, type ReadingKey } from '../dcgm/fields.js';
+import { POD_LABEL_NAMES, TARGET_LABELS } from '../dcgm/labels.js';
 
 /** Report signals a metric can feed (the same names as analysis' PercentMetric / memory). */
 export type PushDownSignal = 'utilizationPct' | 'smActivePct' | 'tensorActivePct' | 'grEngineActivePct' | 'memoryUsedMiB';
@@ -91,16 +92,14 @@ export const DEVICE_LABELS = ['UUID', 'uuid', 'gpu', 'pci_bus_id', 'Hostname', '
 
 /**
  * Every spelling of dcgm-exporter's pod mapping (../dcgm/labels.ts POD_LABEL_NAMES) and the
- * Prometheus Operator target labels that decide which spelling names the GPU workload. Pod
- * aggregates group by these beside DEVICE_LABELS, and readSeriesLabels picks the pod as the
- * file sources do.
+ * Prometheus Operator target labels that decide which spelling names the GPU workload
+ * (TARGET_LABELS there). Pod aggregates group by these beside DEVICE_LABELS, and
+ * readSeriesLabels picks the pod as the file sources do.
  */
-export const POD_LABELS = [
-  'exported_pod', 'exported_namespace', 'exported_container',
-  'pod', 'namespace', 'container',
-  'pod_name', 'pod_namespace', 'container_name',
-  'service', 'endpoint',
-] as const;
+export const POD_LABELS: readonly string[] = [
+  ...POD_LABEL_NAMES.flatMap((names) => [names.pod, names.namespace, names.container]),
+  ...TARGET_LABELS,
+];
 
 /** The label whose presence marks a series as carrying a pod mapping, one per spelling. */
-export const POD_NAME_LABELS = ['exported_pod', 'pod', 'pod_name'] as const;
+export const POD_NAME_LABELS: readonly string[] = POD_LABEL_NAMES.map((names) => names.pod);

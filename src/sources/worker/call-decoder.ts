@@ -14,7 +14,6 @@ import type {
   ProcessSample,
   SourceWarning,
 } from '../../model/observations.js';
-import type { EncodedBatch } from './call-encoder.js';
 import {
   CALL_KIND,
   COMPUTE_PROCESSES,
@@ -29,6 +28,7 @@ import {
   TENSOR_ACTIVE,
   TIME,
   UTILIZATION,
+  type EncodedBatch,
 } from './protocol.js';
 
 /** An argument as it travelled: its ref replaced by the ref's id. */
@@ -41,7 +41,7 @@ export class CallDecoder {
    */
   private readonly refs: DeviceRef[] = [];
 
-  replay(batch: Pick<EncodedBatch, 'buffer' | 'length' | 'refs' | 'calls'>, sink: ObservationSink): void {
+  replay(batch: EncodedBatch, sink: ObservationSink): void {
     for (const ref of batch.refs) this.refs.push(Object.freeze(ref));
     const values = new Float64Array(batch.buffer, 0, batch.length);
     const calls = batch.calls;

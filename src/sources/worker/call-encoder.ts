@@ -19,6 +19,8 @@ import type {
   SourceWarning,
 } from '../../model/observations.js';
 import {
+  BATCH_MIN_CALLS,
+  BATCH_MIN_NUMBERS,
   CALL_KIND,
   COMPUTE_PROCESSES,
   GR_ENGINE_ACTIVE,
@@ -33,22 +35,15 @@ import {
   TENSOR_ACTIVE,
   TIME,
   UTILIZATION,
+  type EncodedBatch,
 } from './protocol.js';
 
-/** A batch ready to post: `buffer` holds `length` numbers of records. */
-export interface EncodedBatch {
-  buffer: ArrayBuffer;
-  length: number;
-  refs: DeviceRef[];
-  calls: unknown[];
-}
-
 /**
- * Numbers in a new batch buffer (128 KiB): room for the samples of one 64 KiB chunk of a CSV
- * log (about 450 rows of 9 numbers: kind, ref, mask, time and 5 fields) many times over, so
- * that it rarely grows.
+ * Numbers in a new batch buffer: a batch's BATCH_MIN_NUMBERS and room past it for what the
+ * piece of text that crosses it adds (a 64 KiB piece of a CSV log: about 450 rows of 9
+ * numbers, kind, ref, mask, time and 5 fields) several times over, so that it rarely grows.
  */
-const INITIAL_CAPACITY = 16 * 1024;
+const INITIAL_CAPACITY = BATCH_MIN_NUMBERS + 16 * 1024;
 /** The longest record: kind, ref id, presence mask and every field. */
 const LONGEST_SAMPLE_RECORD = 3 + SAMPLE_FIELDS.length;
 
@@ -68,6 +63,11 @@ export class CallEncoder implements Required<ObservationSink> {
   /** True when no call was recorded since the last batch was taken. */
   get isEmpty(): boolean {
     return this.length === 0;
+  }
+
+  /** True when the calls recorded since the last batch make one to post: BATCH_MIN_NUMBERS numbers or BATCH_MIN_CALLS rare calls. */
+  get isFull(): boolean {
+    return this.length >= BATCH_MIN_NUMBERS || this.calls.length >= BATCH_MIN_CALLS;
   }
 
   /** The calls recorded so far, as a batch; the encoder starts a new one. */
@@ -203,7 +203,7 @@ export class CallEncoder implements Required<ObservationSink> {
     return this.refIds.idOf(ref, this.newRefs);
   }
 
-  /** A chunk whose records outgrow the buffer: twice the room (the batch is bounded by the chunk). */
+  /** A batch whose records outgrow the buffer: twice the room (what it holds past BATCH_MIN_NUMBERS is bounded by one piece of text). */
   private grow(): void {
     const larger = new Float64Array(this.values.length * 2);
     larger.set(this.values.subarray(0, this.length));

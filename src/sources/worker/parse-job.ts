@@ -1,14 +1,14 @@
 /**
  * The worker thread's work: open the input, parse it with the parser the main thread chose,
- * and post what the parser observed in batches, one per chunk of input, never more than
- * MAX_BATCHES_AHEAD ahead of the main thread's replay.
+ * and post what the parser observed in batches of about a megabyte (protocol.ts BATCH_MIN_NUMBERS
+ * and the rules after it), never more than MAX_BATCHES_AHEAD ahead of the main thread's replay.
  */
 import type { MessagePort } from 'node:worker_threads';
 import { sourceParsers } from '../index.js';
 import { openInput } from '../inputs.js';
 import { CallEncoder } from './call-encoder.js';
 import { serializeError } from './errors.js';
-import { MAX_BATCHES_AHEAD, type AckMessage, type ParseJob, type WorkerMessage } from './protocol.js';
+import { BATCH_MAX_TEXT, MAX_BATCHES_AHEAD, type AckMessage, type ParseJob, type WorkerMessage } from './protocol.js';
 
 export async function runParseJob(job: ParseJob, port: MessagePort): Promise<void> {
   const encoder = new CallEncoder();
@@ -37,7 +37,7 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
     const opened = await openInput(job.input);
     opened.setTextPieceBytes(parser.textPieceBytes);
     try {
-      const result = await parser.parse(flushingBetween(opened.chunks, flush), job.context, encoder);
+      const result = await parser.parse(flushingBetween(opened.chunks, encoder, flush), job.context, encoder);
       await flush();
       post({ type: 'done', records: result.records });
     } finally {
@@ -52,12 +52,18 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
 }
 
 /**
- * The chunks, with `flush` run each time the parser asks for the next one: the calls the last
- * chunk led to make one batch, and while the main thread is behind, reading waits.
+ * The chunks, with `flush` run when the parser asks for the next one and the calls recorded
+ * since the last batch make one (CallEncoder.isFull), or BATCH_MAX_TEXT of text went by
+ * since; while the main thread is behind, reading waits.
  */
-async function* flushingBetween(chunks: AsyncIterable<string>, flush: () => Promise<void>): AsyncIterable<string> {
+async function* flushingBetween(chunks: AsyncIterable<string>, encoder: CallEncoder, flush: () => Promise<void>): AsyncIterable<string> {
+  let textSinceBatch = 0;
   for await (const chunk of chunks) {
     yield chunk;
-    await flush();
+    textSinceBatch += chunk.length;
+    if (encoder.isFull || textSinceBatch >= BATCH_MAX_TEXT) {
+      await flush();
+      textSinceBatch = 0;
+    }
   }
 }

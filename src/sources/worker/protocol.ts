@@ -83,26 +83,59 @@ export const CALL_KIND = {
 } as const satisfies Record<keyof ObservationSink | 'sampleAsObject', number>;
 
 /**
- * The worker's lead over the main thread, in batches posted and not yet replayed. A batch holds
- * what the parser made of one chunk of text (64 KiB, inputs.ts TEXT_PIECE_BYTES, or the whole
- * 1 MiB read for a parser that asks for it), so memory stays bounded: the parse waits when the
- * analysis falls behind, instead of queueing the file's samples in messages.
+ * The worker posts the calls it recorded once they hold at least this many numbers: 1 MiB of
+ * Float64, some 14,500 rows of a CSV log (9 numbers a row). A post and its ack cost the worker
+ * about 13 µs; one batch per 64 KiB piece of text made that some 16,000 round trips per GB,
+ * one batch per megabyte makes it about a thousand.
+ */
+export const BATCH_MIN_NUMBERS = 128 * 1024;
+
+/**
+ * ... or once they hold this many rare calls. A rare call is one number in the buffer, but its
+ * argument travels as a structured clone of a hundred bytes or more (a pod assignment, a
+ * process), so that an input of mostly rare calls still posts batches of about a megabyte,
+ * not of 128 Ki cloned objects.
+ */
+export const BATCH_MIN_CALLS = 8 * 1024;
+
+/**
+ * ... or once the parser has read this many characters of text since the last batch, whatever
+ * the batch holds. Some inputs yield few numbers per megabyte: a DCGM scrape of 1,000 GPUs is
+ * 7 MB of text and one sample per GPU, and an XML log some 17 KB per sample. Without this, a
+ * 100 MB file of such scrapes went over in two batches, and the analysis waited for the parse
+ * instead of running beside it. This rule adds at most some 240 round trips per GB.
+ */
+export const BATCH_MAX_TEXT = 4 * 1024 * 1024;
+
+/**
+ * The worker's lead over the main thread, in batches posted and not yet replayed, so that
+ * memory stays bounded: the parse waits when the analysis falls behind, instead of queueing
+ * the file's samples in messages. Whether a batch is due is checked between pieces of text
+ * (64 KiB, inputs.ts TEXT_PIECE_BYTES, or a whole 1 MiB read for a parser that asks for it),
+ * so a batch holds less than BATCH_MIN_NUMBERS numbers and BATCH_MIN_CALLS calls plus what the
+ * parser recorded for one piece. The worker holds at most MAX_BATCHES_AHEAD such batches and
+ * the one it is filling: some 6 MiB of numbers, and rare calls' arguments of about as much.
  */
 export const MAX_BATCHES_AHEAD = 4;
 
+/** What the worker recorded since its last batch (call-encoder.ts). */
+export interface EncodedBatch {
+  /** A Float64Array's buffer (transferred); the first `length` numbers are the records. */
+  buffer: ArrayBuffer;
+  length: number;
+  /** Refs first used in this batch; their ids continue from the last batch's. */
+  refs: DeviceRef[];
+  /** The argument of each rare call, in the order of their records. */
+  calls: unknown[];
+}
+
 /** Worker -> main. */
 export type WorkerMessage =
-  | {
+  | (EncodedBatch & {
       type: 'batch';
-      /** The Float64Array's buffer (transferred); the first `length` numbers are the records. */
-      buffer: ArrayBuffer;
-      length: number;
-      /** Refs first used in this batch; their ids continue from the last batch's. */
-      refs: DeviceRef[];
-      calls: unknown[];
       /** Batches posted and not acknowledged, this one included: never above MAX_BATCHES_AHEAD. */
       ahead: number;
-    }
+    })
   | { type: 'done'; records: number }
   | { type: 'failed'; error: SerializedError };
 

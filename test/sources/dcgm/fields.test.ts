@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DCGM_FIELDS, fieldByMetricName, fieldByShortName } from '../../../src/sources/dcgm/fields.js';
 import type { DcgmField } from '../../../src/sources/dcgm/fields.js';
-import { fillSample, memoryTotalMiB } from '../../../src/sources/dcgm/readings.js';
+import { fillSample, fillSampleAt, memoryTotalMiB, memoryTotalMiBAt, READING_KEYS, SAMPLE_READINGS, type Readings } from '../../../src/sources/dcgm/readings.js';
 import { isDcgmBlank, readDcgmValue } from '../../../src/sources/dcgm/values.js';
 import type { GpuSample } from '../../../src/model/observations.js';
 
@@ -128,5 +129,34 @@ describe('memory total from framebuffer parts', () => {
     expect(sample).toEqual({ ref: { host: 'h' } });
     expect(fillSample(sample, { utilizationPct: 0 })).toBe(true);
     expect(sample).toEqual({ ref: { host: 'h' }, utilizationPct: 0 });
+  });
+});
+
+describe('one rule for readings in an object and in slots', () => {
+  it('sends every reading that is a sample figure to the sample as it is', () => {
+    for (const key of SAMPLE_READINGS) {
+      const sample: GpuSample = { ref: { host: 'h' } };
+      expect(fillSample(sample, { [key]: 42 }), key).toBe(true);
+      expect(sample, key).toEqual({ ref: { host: 'h' }, [key]: 42 });
+    }
+  });
+
+  it('gives from a Readings object the sample its readings give in slots (a ScrapeBatch\'s)', () => {
+    // A value absent from the object is NaN in its slot, READING_KEYS giving the slot order.
+    const readingsArbitrary = fc.record(Object.fromEntries(READING_KEYS.map((key) => [key, fc.integer({ min: 0, max: 100_000 })])), { requiredKeys: [] });
+    fc.assert(
+      fc.property(readingsArbitrary, fc.nat({ max: 3 }), (readings: Readings, entry) => {
+        const values = new Float64Array((entry + 1) * READING_KEYS.length).fill(Number.NaN);
+        const at = entry * READING_KEYS.length;
+        READING_KEYS.forEach((key, slot) => (values[at + slot] = readings[key] ?? Number.NaN));
+        const fromObject: GpuSample = { ref: { host: 'h' } };
+        const fromSlots: GpuSample = { ref: { host: 'h' } };
+        const memoryTotal = memoryTotalMiBAt(values, at);
+        expect(memoryTotalMiB(readings)).toBe(memoryTotal);
+        expect(fillSample(fromObject, readings)).toBe(fillSampleAt(fromSlots, values, at, memoryTotal));
+        expect(Object.entries(fromObject)).toEqual(Object.entries(fromSlots));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

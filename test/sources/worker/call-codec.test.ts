@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeviceRef, GpuSample, ObservationSink } from '../../../src/model/observations.js';
 import { CallDecoder } from '../../../src/sources/worker/call-decoder.js';
 import { CallEncoder } from '../../../src/sources/worker/call-encoder.js';
-import { SAMPLE_FIELDS } from '../../../src/sources/worker/protocol.js';
+import { BATCH_MIN_CALLS, BATCH_MIN_NUMBERS, SAMPLE_FIELDS } from '../../../src/sources/worker/protocol.js';
 
 type Call = [method: keyof ObservationSink, argument: unknown];
 
@@ -87,7 +87,7 @@ describe('samples travel as numbers', () => {
   });
 
   it('a batch outgrows its first buffer and keeps every record', () => {
-    // 16 Ki numbers to start; 20,000 samples of 15 numbers (kind, ref, mask, 12 fields) need 300,000.
+    // BATCH_MIN_NUMBERS + 16 Ki = 147,456 numbers to start; 20,000 samples of 15 numbers (kind, ref, mask, 12 fields) need 300,000.
     const encoder = new CallEncoder();
     const { sink, calls } = callLog();
     const full = Object.fromEntries(SAMPLE_FIELDS.map((field, position) => [field, position])) as Omit<GpuSample, 'ref'>;
@@ -97,6 +97,32 @@ describe('samples travel as numbers', () => {
     new CallDecoder().replay(batch, sink);
     expect(calls).toHaveLength(20_000);
     expect(calls[19_999]![1]).toEqual({ ref, ...full, time: 19_999 });
+  });
+});
+
+describe('when a batch is due', () => {
+  it('once it holds BATCH_MIN_NUMBERS numbers', () => {
+    // 1 MiB of Float64. A sample of time and power is 5 numbers (kind, ref, mask, 2 fields):
+    // 26,214 samples make 131,070 numbers, not yet a batch; the 26,215th makes 131,075.
+    expect(BATCH_MIN_NUMBERS * Float64Array.BYTES_PER_ELEMENT).toBe(1024 * 1024);
+    const encoder = new CallEncoder();
+    for (let time = 0; time < 26_214; time += 1) encoder.sample({ ref, time, powerW: 100 });
+    expect(encoder.isFull).toBe(false);
+    encoder.sample({ ref, time: 26_214, powerW: 100 });
+    expect(encoder.isFull).toBe(true);
+    expect(encoder.takeBatch().length).toBe(131_075);
+    expect(encoder.isFull).toBe(false);
+  });
+
+  it('or once it holds BATCH_MIN_CALLS rare calls, whose arguments travel as cloned objects', () => {
+    // Each rare call is one number: 8,192 of them are far from 131,072 numbers, but a batch.
+    const encoder = new CallEncoder();
+    for (let time = 1; time < BATCH_MIN_CALLS; time += 1) encoder.assignment({ ref, time, namespace: 'ml', pod: 'train-0' });
+    expect(encoder.isFull).toBe(false);
+    encoder.assignment({ ref, time: BATCH_MIN_CALLS, namespace: 'ml', pod: 'train-0' });
+    expect(encoder.isFull).toBe(true);
+    const batch = encoder.takeBatch();
+    expect({ length: batch.length, calls: batch.calls.length }).toEqual({ length: 8_192, calls: 8_192 });
   });
 });
 

@@ -11,9 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAudit, type AuditOptions } from '../../../src/audit.js';
 import { InputError } from '../../../src/model/errors.js';
 import type { GpuSample, ObservationSink } from '../../../src/model/observations.js';
-import { READ_CHUNK_BYTES, TEXT_PIECE_BYTES } from '../../../src/sources/inputs.js';
 import { parseInWorker } from '../../../src/sources/worker/parse-in-worker.js';
-import { MAX_BATCHES_AHEAD, type ParseJob } from '../../../src/sources/worker/protocol.js';
+import { BATCH_MAX_TEXT, BATCH_MIN_NUMBERS, MAX_BATCHES_AHEAD, type ParseJob } from '../../../src/sources/worker/protocol.js';
 import { corpusFiles, repoRoot } from '../../helpers/corpus.js';
 import { RecordingSink } from '../../helpers/sink.js';
 
@@ -66,7 +65,10 @@ describe('the same report from a worker as from the main thread', () => {
 describe('a log of many batches', () => {
   let directory: string;
   let csv: string;
-  /** 8 GPUs x 12,000 rows of about 145 bytes: some 14 MB, fourteen reads and over two hundred pieces of text. */
+  /**
+   * 8 GPUs x 12,000 rows of about 145 bytes: some 14 MB, over two hundred pieces of text. A row
+   * is a sample of 8 numbers (kind, ref, mask, time and 4 fields): 768,000 numbers, six batches.
+   */
   const ROWS_PER_GPU = 12_000;
   beforeAll(() => {
     directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-worker-'));
@@ -75,14 +77,15 @@ describe('a log of many batches', () => {
   });
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-  it('gives the same report, in batches of one chunk each', async () => {
+  it('gives the same report, in batches of many pieces of text each', async () => {
     const inThread = await outcome([csv], 'never');
     expect(JSON.parse(inThread).report.gpus).toHaveLength(8);
     expect(await outcome([csv], 'always')).toBe(inThread);
   });
 
   it('never runs more than MAX_BATCHES_AHEAD batches ahead of a slow main thread', async () => {
-    // The sink stalls 2 ms every 1,000 samples: the parser outruns it and must wait for acks.
+    // The sink stalls 2 ms every 100 samples, some 330 ms a batch: the parser, which reads a
+    // batch's 2.4 MB in a few tens of milliseconds, outruns it and must wait for acks.
     let samples = 0;
     const sink = new RecordingSink();
     const slow: ObservationSink = {
@@ -90,18 +93,37 @@ describe('a log of many batches', () => {
       sample: (sample: GpuSample) => {
         sink.sample(sample);
         samples += 1;
-        if (samples % 1_000 === 0) stall(2);
+        if (samples % 100 === 0) stall(2);
       },
     };
     const result = await parseInWorker(job(csv, 'nvidia-smi-csv'), slow);
     expect(samples).toBe(8 * ROWS_PER_GPU);
     expect(result.records).toBe(8 * ROWS_PER_GPU);
-    // One batch per piece of text: each read cut into pieces of TEXT_PIECE_BYTES (the last ones partly full).
-    const size = statSync(csv).size;
-    const fullReads = Math.floor(size / READ_CHUNK_BYTES);
-    const piecesPerRead = Math.ceil(READ_CHUNK_BYTES / TEXT_PIECE_BYTES);
-    expect(result.batches).toBe(fullReads * piecesPerRead + Math.ceil((size % READ_CHUNK_BYTES) / TEXT_PIECE_BYTES));
+    // A batch is posted at the first piece boundary once it holds BATCH_MIN_NUMBERS (131,072)
+    // numbers, so it holds that many and at most one 64 KiB piece more (some 450 rows, 3,600
+    // numbers): 16,384 to 16,834 rows, 2.4 MB of text, under BATCH_MAX_TEXT. 96,000 rows x 8 =
+    // 768,000 numbers: five full batches take 655,360 to 673,360 of them, and the other 94,640
+    // to 112,640 go in a sixth, posted at the end.
+    expect(BATCH_MIN_NUMBERS).toBe(131_072);
+    expect(result.batches).toBe(6);
     expect(result.mostBatchesAhead).toBe(MAX_BATCHES_AHEAD);
+  });
+
+  it('posts a batch every BATCH_MAX_TEXT of text however few numbers it holds, so that parse and analysis overlap', async () => {
+    // Rows of about 1,000 bytes (a long serial column, not read) give 8 numbers per 1,000 bytes:
+    // 8 x 1,250 rows make about 10 MB and 80,000 numbers, under BATCH_MIN_NUMBERS. Pieces of
+    // 64 KiB add up to BATCH_MAX_TEXT (4 MiB) after 64 of them: batches after 4 MiB and 8 MiB of
+    // text, and the rest at the end, three in all.
+    const sparse = path.join(directory, 'node-5.csv');
+    writeFileSync(sparse, syntheticQueryCsv(1_250, 'x'.repeat(850)));
+    const size = statSync(sparse).size;
+    expect(size).toBeGreaterThan(2 * BATCH_MAX_TEXT);
+    expect(size).toBeLessThan(3 * BATCH_MAX_TEXT);
+    const sink = new RecordingSink();
+    const result = await parseInWorker(job(sparse, 'nvidia-smi-csv'), sinkMethods(sink));
+    expect(result.records).toBe(8 * 1_250);
+    expect(sink.samples).toHaveLength(8 * 1_250);
+    expect(result.batches).toBe(3);
   });
 
   it('stops at the first error of the main thread: no call reaches the sink after it', async () => {
@@ -183,14 +205,14 @@ function stall(milliseconds: number): void {
  * A `--query-gpu` log of 8 GPUs sampled every 5 s, with utilization and power that vary by
  * row, so that the report's figures depend on every sample.
  */
-function syntheticQueryCsv(rowsPerGpu: number): string {
-  const lines = ['timestamp, index, uuid, pci.bus_id, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB], power.draw [W]'];
+function syntheticQueryCsv(rowsPerGpu: number, serial?: string): string {
+  const lines = [`timestamp, index, uuid, pci.bus_id, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB], power.draw [W]${serial === undefined ? '' : ', serial'}`];
   const start = Date.UTC(2026, 4, 1);
   for (let row = 0; row < rowsPerGpu; row += 1) {
     const stamp = new Date(start + row * 5_000).toISOString().replace('T', ' ').replace('Z', '').replaceAll('-', '/');
     for (let gpu = 0; gpu < 8; gpu += 1) {
       const utilization = (row * 7 + gpu * 13) % 101;
-      lines.push(`${stamp}, ${gpu}, GPU-0000000${gpu}-1111-2222-3333-444444444444, 00000000:${(gpu + 16).toString(16).toUpperCase()}:00.0, NVIDIA H100 80GB HBM3, ${utilization} %, ${(row % 800) * 100} MiB, 81559 MiB, ${(100 + utilization * 5.5).toFixed(2)} W`);
+      lines.push(`${stamp}, ${gpu}, GPU-0000000${gpu}-1111-2222-3333-444444444444, 00000000:${(gpu + 16).toString(16).toUpperCase()}:00.0, NVIDIA H100 80GB HBM3, ${utilization} %, ${(row % 800) * 100} MiB, 81559 MiB, ${(100 + utilization * 5.5).toFixed(2)} W${serial === undefined ? '' : `, ${serial}`}`);
     }
   }
   return `${lines.join('\n')}\n`;
