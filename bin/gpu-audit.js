@@ -14,16 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
 import vm from 'node:vm';
-
-// V8 lets a heap grow to up to four times what its last full collection kept before it collects
-// again. An audit keeps state per GPU and throws away what it read, so most of that growth is
-// garbage: on a 1 GB, 10,000-GPU scrape log the peak memory was about 315 MB, 285 MB with the
-// heap let grow to twice the kept size, at the cost of a few more full collections (each a few
-// tens of milliseconds on such a fleet, within the run-to-run noise). Set before the bundle compiles:
-// V8 checks its flags against the code cache's, and the build writes the cache through this file.
-v8.setFlagsFromString('--heap-growing-percent=100');
 
 const bundle = fileURLToPath(new URL('../dist/bundle/gpu-audit.cjs', import.meta.url));
 const cacheFile = `${bundle}.v8cache`;

@@ -20,7 +20,7 @@ import { DEFAULT_RECOMMEND_SETTINGS, recommendForFleet } from './recommend/index
 import { hostForInput, openInput, requireParser, resolveInputs, type InputRef } from './sources/index.js';
 import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
 import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
-import { parseWorkerModeOf, shouldParseInWorker, type ParseWorkerMode } from './sources/worker/policy.js';
+import { isLargeInput, parseWorkerModeOf, shouldParseInWorker, type ParseWorkerMode } from './sources/worker/policy.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
 
 export type Provider = 'aws' | 'azure' | 'gcp';
@@ -62,6 +62,11 @@ export interface AuditOptions {
   commitmentDiscountPct?: Partial<Record<'reserved-1y' | 'reserved-3y', number>>;
   /** Parse large files in a worker thread, overlapping parsing and analysis (src/sources/worker); default: GPU_AUDIT_WORKERS, else `auto`. */
   parseWorkers?: ParseWorkerMode;
+  /**
+   * Called before each file of PARSE_WORKER_MIN_BYTES or more is read, so that a program can
+   * prepare for a long read (the CLI tunes V8's garbage collection for memory then).
+   */
+  onLargeInput?: (ref: string) => void;
 }
 
 export interface AuditResult {
@@ -246,6 +251,7 @@ async function readInput(input: InputRef, options: AuditOptions, sink: Observati
     };
     sink.beginSource(input.ref);
     const context = { ref: input.ref, host: hostForInput(input, options.host), timeZone: options.timeZone };
+    if (options.onLargeInput !== undefined && (await isLargeInput(input))) options.onLargeInput(input.ref);
     let result;
     const worker = (await shouldParseInWorker(input, options.parseWorkers ?? parseWorkerModeOf(process.env)))
       ? await import('./sources/worker/parse-in-worker.js')

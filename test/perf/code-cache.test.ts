@@ -54,7 +54,7 @@ describe('the code cache of the CLI bundle', () => {
     expect(cache.length).toBeGreaterThan(DIGEST_BYTES);
   });
 
-  it('is the one the CLI compiles with: V8 accepts it under the flags bin/gpu-audit.js sets', () => {
+  it('is the one the CLI compiles with: V8 accepts it (a V8 flag set before the bundle compiles would make it turn it down)', () => {
     const result = spawnSync(process.execPath, [path.join(repoRoot, 'bin/gpu-audit.js'), '--version'], {
       encoding: 'utf8',
       env: { ...process.env, GPU_AUDIT_REPORT_CODE_CACHE: '1' },

@@ -14,6 +14,7 @@ import { redactKeyFromEnv, redactReport } from '../../report/redact.js';
 import { emitOutput } from '../output.js';
 import { demoConfigFile, demoFleetFiles } from '../paths.js';
 import { startProgress } from '../progress.js';
+import { tuneHeapsForLargeInput } from '../heap.js';
 import { snapshotThisMachine } from '../live.js';
 import { bundleTimeZone } from '../../sources/collect-bundle.js';
 
@@ -186,7 +187,12 @@ export async function runAuditWithProgress(auditOptions: AuditOptions, io: CliIo
     const prometheus = auditOptions.prometheus === undefined
       ? {}
       : { prometheus: { ...auditOptions.prometheus, onProgress: (done: number, planned: number) => progress.update(`querying Prometheus (${done}/${planned})`) } };
-    return await runAudit({ ...auditOptions, ...prometheus, onInput: (ref, index, total) => progress.update(`reading ${ref} (${index + 1}/${total})`) });
+    return await runAudit({
+      ...auditOptions,
+      ...prometheus,
+      onInput: (ref, index, total) => progress.update(`reading ${ref} (${index + 1}/${total})`),
+      onLargeInput: tuneHeapsForLargeInput,
+    });
   } finally {
     progress.stop();
   }

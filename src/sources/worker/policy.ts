@@ -32,7 +32,18 @@ export function parseWorkerModeOf(env: NodeJS.ProcessEnv): ParseWorkerMode {
 export async function shouldParseInWorker(input: InputRef, mode: ParseWorkerMode): Promise<boolean> {
   if (input.path === undefined || mode === 'never') return false;
   if (mode === 'auto' && availableParallelism() < 2) return false;
+  const size = await regularFileSize(input);
+  return size !== undefined && (mode === 'always' || size >= PARSE_WORKER_MIN_BYTES);
+}
+
+/** A regular file of PARSE_WORKER_MIN_BYTES or more, whether or not a worker parses it. */
+export async function isLargeInput(input: InputRef): Promise<boolean> {
+  const size = await regularFileSize(input);
+  return size !== undefined && size >= PARSE_WORKER_MIN_BYTES;
+}
+
+async function regularFileSize(input: InputRef): Promise<number | undefined> {
+  if (input.path === undefined) return undefined;
   const info = await stat(input.path).catch(() => undefined);
-  if (info === undefined || !info.isFile()) return false;
-  return mode === 'always' || info.size >= PARSE_WORKER_MIN_BYTES;
+  return info?.isFile() === true ? info.size : undefined;
 }

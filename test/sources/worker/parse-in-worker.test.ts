@@ -12,6 +12,7 @@ import { runAudit, type AuditOptions } from '../../../src/audit.js';
 import { InputError } from '../../../src/model/errors.js';
 import type { GpuSample, ObservationSink } from '../../../src/model/observations.js';
 import { parseInWorker } from '../../../src/sources/worker/parse-in-worker.js';
+import { PARSE_WORKER_MIN_BYTES } from '../../../src/sources/worker/policy.js';
 import { BATCH_MAX_TEXT, BATCH_MIN_NUMBERS, MAX_BATCHES_AHEAD, type ParseJob } from '../../../src/sources/worker/protocol.js';
 import { corpusFiles, repoRoot } from '../../helpers/corpus.js';
 import { RecordingSink } from '../../helpers/sink.js';
@@ -148,6 +149,29 @@ describe('a log of many batches', () => {
     const inThread = await outcome([good, truncatedGzip], 'never');
     expect(inThread).toContain('corrupt or truncated gzip data');
     expect(await outcome([good, truncatedGzip], 'always')).toBe(inThread);
+  });
+});
+
+describe('a large input', () => {
+  it('is announced before it is read (AuditOptions.onLargeInput), whether or not a worker parses it', async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-large-'));
+    try {
+      // Rows of about 4 KB (a long serial column, not read): 8 x 1,100 rows make some 35 MB,
+      // over PARSE_WORKER_MIN_BYTES (32 MiB = 33.5 MB), in few rows.
+      const large = path.join(directory, 'node-7.csv');
+      writeFileSync(large, syntheticQueryCsv(1_100, 'x'.repeat(3_900)));
+      expect(statSync(large).size).toBeGreaterThanOrEqual(PARSE_WORKER_MIN_BYTES);
+      const small = path.join(directory, 'node-8.csv');
+      writeFileSync(small, syntheticQueryCsv(10));
+      for (const parseWorkers of ['never', 'always'] as const) {
+        const announced: string[] = [];
+        const { report } = await runAudit({ ...BASE, inputs: [small, large], parseWorkers, onLargeInput: (ref) => announced.push(ref) });
+        expect(report.gpus).toHaveLength(16);
+        expect(announced).toEqual([large]);
+      }
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STDIN_REF, type InputRef } from '../../../src/sources/inputs.js';
-import { PARSE_WORKER_MIN_BYTES, parseWorkerModeOf, shouldParseInWorker } from '../../../src/sources/worker/policy.js';
+import { isLargeInput, PARSE_WORKER_MIN_BYTES, parseWorkerModeOf, shouldParseInWorker } from '../../../src/sources/worker/policy.js';
 
 let directory: string;
 const file = (name: string): InputRef => ({ ref: name, path: path.join(directory, name), discovered: false });
@@ -43,6 +43,16 @@ describe('always and never', () => {
     expect(await shouldParseInWorker({ ref: STDIN_REF, path: undefined, discovered: false }, 'always')).toBe(false);
     expect(await shouldParseInWorker(file('folder'), 'always')).toBe(false);
     expect(await shouldParseInWorker(file('gone.csv'), 'always')).toBe(false);
+  });
+});
+
+describe('a large input', () => {
+  it('is a regular file of 32 MiB or more, whatever the mode and the cores', async () => {
+    expect(await isLargeInput(file('at-threshold.csv'))).toBe(true);
+    expect(await isLargeInput(file('just-below.csv'))).toBe(false);
+    expect(await isLargeInput(file('folder'))).toBe(false);
+    expect(await isLargeInput(file('gone.csv'))).toBe(false);
+    expect(await isLargeInput({ ref: STDIN_REF, path: undefined, discovered: false })).toBe(false);
   });
 });
 
