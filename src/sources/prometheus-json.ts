@@ -11,10 +11,12 @@
  * read as in a scrape (dcgm/labels.ts), plus the target labels Prometheus adds. Values of
  * one device at one timestamp become one GpuSample; samples go out device by device.
  *
- * The answer is one JSON document, parsed whole: Prometheus' own answers are bounded by
- * its query limits, and a document above MAX_DOCUMENT_CHARS is refused with advice
- * rather than risking the process' memory. Parsed objects cost about three times the
- * text: a 256 MiB range answer (14.6 million points) was read within a 2 GB heap.
+ * The answer is one JSON document, read a series at a time (json/element-splitter.ts): each
+ * element of data.result is parsed on its own as it ends, and its points are kept as two
+ * numbers each (time, value), not as the parsed arrays and strings, which took about ten
+ * times the text (a 91 MB answer peaked near 1 GB). Values are grouped by device before they
+ * are sent, so what is kept still grows with points, at 16 bytes each: a document above
+ * MAX_DOCUMENT_CHARS is refused with advice.
  */
 import { InputError } from '../model/errors.js';
 import type { ObservationSink } from '../model/observations.js';
@@ -27,6 +29,7 @@ import { DcgmDevices } from './dcgm/devices.js';
 import { emptyReadings, mergeDeviceLabels, recordSeries, sendReadings } from './dcgm/scrape.js';
 import type { DeviceReadings } from './dcgm/scrape.js';
 import { readDcgmValue } from './dcgm/values.js';
+import { JsonElementSplitter } from './json/element-splitter.js';
 import { WarningLimiter } from './text/warnings.js';
 import type { Warn } from './text/warnings.js';
 
@@ -44,22 +47,30 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-async function readDocument(chunks: AsyncIterable<string>, file: string): Promise<unknown> {
-  const parts: string[] = [];
+/**
+ * Reads the document, handing each element of data.result to `reader` as it ends; returns
+ * the rest of the document, parsed (data.result holds a 0 for each element).
+ */
+async function readDocument(chunks: AsyncIterable<string>, file: string, reader: AnswerReader): Promise<unknown> {
+  const splitter = new JsonElementSplitter(['data', 'result'], {
+    onArrayStart: () => reader.restart(),
+    onElement: (text, index) => reader.element(text, index, splitter.stringAt('data.resultType')),
+  });
   let length = 0;
-  for await (const chunk of chunks) {
-    length += chunk.length;
-    if (length > MAX_DOCUMENT_CHARS) {
-      throw new InputError(
-        `Prometheus answer larger than ${MAX_DOCUMENT_CHARS / 1024 / 1024} MiB: query a shorter range or a coarser step, or use --prometheus to query the server directly`,
-        { file },
-      );
-    }
-    parts.push(chunk);
-  }
   try {
-    return JSON.parse(parts.join('')) as unknown;
+    for await (const chunk of chunks) {
+      length += chunk.length;
+      if (length > MAX_DOCUMENT_CHARS) {
+        throw new InputError(
+          `Prometheus answer larger than ${MAX_DOCUMENT_CHARS / 1024 / 1024} MiB: query a shorter range or a coarser step, or use --prometheus to query the server directly`,
+          { file },
+        );
+      }
+      splitter.write(chunk);
+    }
+    return JSON.parse(splitter.end()) as unknown;
   } catch (error) {
+    if (error instanceof InputError) throw error;
     throw new InputError(`not valid JSON: ${(error as Error).message}`, { file, cause: error });
   }
 }
@@ -111,15 +122,22 @@ function labelsOf(metric: JsonObject): Map<string, string> {
   return labels;
 }
 
+/** One series' points as numbers: epoch ms, and the value read (NaN: none, see `odd`). */
 interface DcgmSeries {
   name: string;
   location: string;
   field: DcgmField | undefined;
   pod: PodLabels | undefined;
-  points: unknown[];
+  times: Float64Array;
+  values: Float64Array;
+  /** The points that are not a time and a reading, by position: warned about when sent. */
+  odd: Map<number, OddPoint> | undefined;
 }
 
-/** The series of one device; their labels merged, their points still as parsed. */
+/** A point that is not `[time, "value"]` (its JSON), or whose value is not a reading of the field (its text). */
+type OddPoint = { malformed: string } | { notReading: string };
+
+/** The series of one device; their labels merged. */
 interface DeviceSeries {
   device: SeriesDevice;
   series: DcgmSeries[];
@@ -129,24 +147,58 @@ interface DeviceSeries {
  * Reads an answer's series grouped by device, then sends each device's values one
  * timestamp at a time. Grouping by device rather than by timestamp keeps the working set
  * to one device's time line: a range answer holds thousands of timestamps.
+ *
+ * The series arrive while the document is read, before its envelope (status, warnings) is
+ * known, so what reading them would say is kept in order and said after the envelope's
+ * checks (`readWarnings`): the warnings come out as they did when the document was parsed
+ * whole. An answer whose resultType comes after its result (keys sorted, as `jq -S` writes
+ * them) is read at the end, from the parsed elements kept meanwhile.
  */
 class AnswerReader {
   private readonly byDevice = new Map<string, DeviceSeries>();
+  /** What reading the series said, in their order. */
+  private deferred: [location: string, message: string][] = [];
+  /** Elements met before the answer said its resultType, parsed. */
+  private waiting: [item: unknown, location: string][] = [];
   points = 0;
   dcgmSeries = 0;
   unnamedSeries = 0;
   otherSeries = 0;
   targetPodLabelsIgnored = false;
 
-  constructor(
-    private readonly resultType: 'vector' | 'matrix',
-    private readonly context: SourceContext,
-    private readonly warn: Warn,
-  ) {}
+  constructor(private readonly context: SourceContext) {}
 
-  read(item: unknown, location: string): void {
+  /** data.result opens (again, where the key is repeated: the last one is the answer's). */
+  restart(): void {
+    this.byDevice.clear();
+    this.deferred = [];
+    this.waiting = [];
+    this.dcgmSeries = 0;
+    this.unnamedSeries = 0;
+    this.otherSeries = 0;
+    this.targetPodLabelsIgnored = false;
+  }
+
+  /** One element of data.result, as text; `resultType` as read so far. */
+  element(text: string, index: number, resultType: string | undefined): void {
+    const item = JSON.parse(text) as unknown;
+    const location = `data.result[${index}]`;
+    if (resultType === undefined || this.waiting.length > 0) this.waiting.push([item, location]);
+    else if (resultType === 'vector' || resultType === 'matrix') this.read(item, location, resultType);
+    // Any other resultType: the envelope's check refuses the answer.
+  }
+
+  /** Reads the elements kept for the resultType, then says what reading them said, through `warn`. */
+  finishReading(resultType: 'vector' | 'matrix', warn: Warn): void {
+    for (const [item, location] of this.waiting) this.read(item, location, resultType);
+    this.waiting = [];
+    for (const [location, message] of this.deferred) warn(location, message);
+    this.deferred = [];
+  }
+
+  private read(item: unknown, location: string, resultType: 'vector' | 'matrix'): void {
     if (!isObject(item) || !isObject(item.metric)) {
-      this.warn(location, 'not a series (no "metric" object); skipped');
+      this.deferred.push([location, 'not a series (no "metric" object); skipped']);
       return;
     }
     const labels = labelsOf(item.metric);
@@ -164,9 +216,9 @@ class AnswerReader {
     if (read === undefined) return;
     if (read.targetPodLabelsIgnored) this.targetPodLabelsIgnored = true;
 
-    const points = this.resultType === 'vector' ? [item.value] : item.values;
+    const points = resultType === 'vector' ? [item.value] : item.values;
     if (!Array.isArray(points)) {
-      this.warn(location, `${name} has no ${this.resultType === 'vector' ? '"value"' : '"values"'} (a native histogram?); skipped`);
+      this.deferred.push([location, `${name} has no ${resultType === 'vector' ? '"value"' : '"values"'} (a native histogram?); skipped`]);
       return;
     }
     let group = this.byDevice.get(read.device.key);
@@ -176,40 +228,59 @@ class AnswerReader {
     } else {
       mergeDeviceLabels(group.device, read.device);
     }
-    group.series.push({ name, location, field: fieldByMetricName(name), pod: read.pod, points });
+    group.series.push(seriesOf(name, location, fieldByMetricName(name), read.pod, points));
   }
 
-  send(devices: DcgmDevices, sink: ObservationSink): void {
+  send(devices: DcgmDevices, sink: ObservationSink, warn: Warn): void {
     for (const group of this.byDevice.values()) {
       const byTime = new Map<number, DeviceReadings>();
-      for (const series of group.series) this.readPoints(series, group.device, byTime);
+      for (const series of group.series) this.readPoints(series, group.device, byTime, warn);
       for (const time of [...byTime.keys()].sort((a, b) => a - b)) sendReadings(byTime.get(time)!, time, devices, sink);
     }
     this.byDevice.clear();
   }
 
-  private readPoints(series: DcgmSeries, device: SeriesDevice, byTime: Map<number, DeviceReadings>): void {
-    const { name, location, field, pod } = series;
-    for (const raw of series.points) {
-      const point = readPoint(raw);
-      if (point === undefined) {
-        this.warn(location, `${name}: ${JSON.stringify(raw)} is not a [time, "value"] pair; skipped`);
+  private readPoints(series: DcgmSeries, device: SeriesDevice, byTime: Map<number, DeviceReadings>, warn: Warn): void {
+    const { name, location, field, pod, times, values, odd } = series;
+    for (let position = 0; position < times.length; position += 1) {
+      const oddPoint = odd?.get(position);
+      if (oddPoint !== undefined && 'malformed' in oddPoint) {
+        warn(location, `${name}: ${oddPoint.malformed} is not a [time, "value"] pair; skipped`);
         continue;
       }
       this.points += 1;
-      let value = field === undefined ? undefined : readDcgmValue(point.value, field);
-      if (Number.isNaN(value)) {
-        this.warn(location, `${name} value "${point.value}" is not a reading of this field; left out`);
-        value = undefined;
-      }
-      let entry = byTime.get(point.time);
+      if (oddPoint !== undefined) warn(location, `${name} value "${oddPoint.notReading}" is not a reading of this field; left out`);
+      const time = times[position]!;
+      const value = values[position]!;
+      let entry = byTime.get(time);
       if (entry === undefined) {
         entry = emptyReadings(device);
-        byTime.set(point.time, entry);
+        byTime.set(time, entry);
       }
-      recordSeries(entry, pod, field, value);
+      recordSeries(entry, pod, field, Number.isNaN(value) ? undefined : value);
     }
   }
+}
+
+/** A series with its points read into numbers (see DcgmSeries). */
+function seriesOf(name: string, location: string, field: DcgmField | undefined, pod: PodLabels | undefined, points: unknown[]): DcgmSeries {
+  const times = new Float64Array(points.length);
+  const values = new Float64Array(points.length);
+  let odd: Map<number, OddPoint> | undefined;
+  for (let position = 0; position < points.length; position += 1) {
+    const raw = points[position];
+    const point = readPoint(raw);
+    if (point === undefined) {
+      (odd ??= new Map()).set(position, { malformed: JSON.stringify(raw) });
+      continue;
+    }
+    times[position] = point.time;
+    const value = field === undefined ? undefined : readDcgmValue(point.value, field);
+    // A reading is never NaN (readDcgmValue gives NaN only for text that is not one), so NaN marks none.
+    values[position] = value ?? Number.NaN;
+    if (Number.isNaN(value)) (odd ??= new Map()).set(position, { notReading: point.value });
+  }
+  return { name, location, field, pod, times, values, odd };
 }
 
 export const prometheusJson: SourceParser = {
@@ -219,11 +290,11 @@ export const prometheusJson: SourceParser = {
     return OPENS_OBJECT.test(head) && STATUS.test(head) && ANSWER_KIND.test(head);
   },
   async parse(chunks, context, sink): Promise<ParseResult> {
-    const document = await readDocument(chunks, context.ref);
+    const reader = new AnswerReader(context);
+    const document = await readDocument(chunks, context.ref, reader);
     const { resultType, result } = resultOf(document, context, sink);
     const warnings = new WarningLimiter(sink);
-    const reader = new AnswerReader(resultType, context, warnings.warn);
-    result.forEach((item, position) => reader.read(item, `data.result[${position}]`));
+    reader.finishReading(resultType, warnings.warn);
 
     if (reader.dcgmSeries === 0 && result.length > 0) {
       const why = reader.otherSeries > 0
@@ -239,7 +310,7 @@ export const prometheusJson: SourceParser = {
     }
     if (reader.targetPodLabelsIgnored) warnings.warn('data.result', TARGET_POD_LABELS_WARNING);
 
-    reader.send(new DcgmDevices(sink), sink);
+    reader.send(new DcgmDevices(sink), sink, warnings.warn);
     warnings.finish('data.result');
     return { records: reader.points };
   },

@@ -145,6 +145,31 @@ describe('prometheus-json parse', () => {
     expect(sink.warnings).toEqual([{ location: 'data.result[0]', message: 'DCGM_FI_DEV_GPU_UTIL: [1700000000,5] is not a [time, "value"] pair; skipped' }]);
   });
 
+  it('reads an answer whose keys are sorted (jq -S: result before resultType, warnings before data) the same', async () => {
+    const result = [
+      { metric: { __name__: 'DCGM_FI_DEV_GPU_UTIL', ...GPU_A }, values: [[1700000000, '10'], [1700000060, 'x'], [1700000120, 7]] },
+      { values: [] },
+      { metric: { __name__: 'DCGM_FI_DEV_FB_USED', ...GPU_B }, values: [[1700000000, '512']] },
+    ];
+    const usual = answer('matrix', result, { warnings: ['w'] });
+    const sorted = JSON.stringify({ data: { result, resultType: 'matrix' }, status: 'success', warnings: ['w'] }, null, 1);
+    const read = await parseText(prometheusJson, usual);
+    expect(read.sink.warnings.map((warning) => warning.location)).toEqual(['warnings', 'data.result[1]', 'data.result[0]', 'data.result[0]']);
+    for (const cuts of [undefined, [1], [7]]) {
+      const again = await parseText(prometheusJson, sorted, cuts);
+      expect(again.sink).toEqual(read.sink);
+      expect(again.result).toEqual(read.result);
+    }
+  });
+
+  it('reads the last data.result of an answer that repeats the key, as JSON.parse does', async () => {
+    const first = { metric: { __name__: 'DCGM_FI_DEV_GPU_UTIL', ...GPU_A }, value: [1700000000, '1'] };
+    const last = { metric: { __name__: 'DCGM_FI_DEV_GPU_UTIL', ...GPU_B }, value: [1700000000, '2'] };
+    const text = `{"status":"success","data":{"resultType":"vector","result":[${JSON.stringify(first)}],"result":[${JSON.stringify(last)}]}}`;
+    const { sink } = await parseText(prometheusJson, text);
+    expect(sink.samples).toEqual([{ ref: REF_B, time: 1_700_000_000_000, utilizationPct: 2 }]);
+  });
+
   it(`refuses a document over ${MAX_DOCUMENT_CHARS / 1024 / 1024} MiB before parsing it`, async () => {
     const mebibyte = ' '.repeat(1024 * 1024);
     async function* huge(): AsyncIterable<string> {
