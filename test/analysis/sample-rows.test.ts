@@ -37,6 +37,16 @@ describe('SampleRows', () => {
     expect([rows.startMs(1), rows.values(1)]).toEqual([20, { smActivePct: 2 }]);
   });
 
+  it('gives a field first reported late a column in every row: the rows before it read back without it', () => {
+    const rows = new SampleRows();
+    rows.write(0, 10, { utilizationPct: 5 });
+    rows.write(1, 20, { utilizationPct: 6, memoryUsedMiB: 100 });
+    rows.write(0, 30, { pcieRxKiBps: 7 });
+    expect(rows.size).toBe(2);
+    expect([rows.startMs(0), rows.values(0)]).toEqual([30, { pcieRxKiBps: 7 }]);
+    expect([rows.startMs(1), rows.values(1)]).toEqual([20, { utilizationPct: 6, memoryUsedMiB: 100 }]);
+  });
+
   it('refuses a row past the next one: rows are filled in order, never with holes', () => {
     const rows = new SampleRows();
     rows.write(0, 10, {});
