@@ -17,6 +17,8 @@
  * noted as they come, for a caller that needs them before the end (`stringAt`).
  */
 
+import { detached } from '../xml/detached.js';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
@@ -146,7 +148,7 @@ export class JsonElementSplitter {
     }
     if (stringFrom !== -1) this.stringParts!.push(chunk.slice(stringFrom));
     if (elementFrom !== -1) this.elementParts!.push(chunk.slice(elementFrom));
-    if (envelopeFrom !== -1) this.envelope.push(chunk.slice(envelopeFrom));
+    if (envelopeFrom !== -1) this.envelope.push(detached(chunk.slice(envelopeFrom)));
   }
 
   /** The document with each element replaced by `0`; throws JsonStructureError when it ends inside a value. */
@@ -162,7 +164,8 @@ export class JsonElementSplitter {
 
   /** Ends the envelope's run at `at` with a `0` in the element's place; returns the new envelope start (none). */
   private startElement(chunk: string, envelopeFrom: number, at: number, scalar: boolean): number {
-    if (envelopeFrom !== -1) this.envelope.push(chunk.slice(envelopeFrom, at));
+    // Copies: a slice would keep the whole chunk it was cut from.
+    if (envelopeFrom !== -1) this.envelope.push(detached(chunk.slice(envelopeFrom, at)));
     this.envelope.push('0');
     this.elementParts = [];
     this.elementIsScalar = scalar;
@@ -199,7 +202,7 @@ export class JsonElementSplitter {
     }
     for (let level = 0; level < depth - 1; level += 1) if (this.keys[level] !== this.path[level]) return;
     const key = this.keys[depth - 1];
-    if (key !== undefined) this.strings.set([...this.path.slice(0, depth - 1), key].join('.'), decodeJsonString(raw));
+    if (key !== undefined) this.strings.set([...this.path.slice(0, depth - 1), key].join('.'), detached(decodeJsonString(raw)));
   }
 }
 
