@@ -22,7 +22,7 @@ import { readingSlot, ScrapeBatch } from './dcgm/scrape.js';
 import { dcgmReading, readDcgmValue } from './dcgm/values.js';
 import { forEachLineSpan } from './text/lines.js';
 import { WarningLimiter } from './text/warnings.js';
-import { detached } from './xml/detached.js';
+import { detached } from '../text/detached.js';
 
 /** What `curl -v` mixes into its output: `* Trying ...`, `> GET /metrics`, `< HTTP/1.1 200`. */
 const CURL_NOISE = /^[*<>] /;

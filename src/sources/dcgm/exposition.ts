@@ -12,7 +12,7 @@
  */
 import { isPlainDecimal } from './values.js';
 import { MAX_EXACT_DIGITS, POWERS_OF_TEN } from '../text/values.js';
-import { detached } from '../xml/detached.js';
+import { detached } from '../../text/detached.js';
 
 export interface ExpositionSample {
   /** The name and labels exactly as printed: equal texts are the same series. */

@@ -17,7 +17,7 @@
  * noted as they come, for a caller that needs them before the end (`stringAt`).
  */
 
-import { detached } from '../xml/detached.js';
+import { detached } from '../../text/detached.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -15,7 +15,7 @@
  * column, where writing properties by a name held in a variable cost V8 a generic (megamorphic)
  * store each, several times as much (measured on a 100 MB log).
  */
-import { detached } from '../xml/detached.js';
+import { detached } from '../../text/detached.js';
 import { RingSlots } from './ring-slots.js';
 
 const COMMA = 0x2c;

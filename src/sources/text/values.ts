@@ -4,7 +4,7 @@
  * regular expressions, and the few that need a pattern memoise their answers (a log
  * repeats the same handful of bus ids and device ids millions of times).
  */
-import { detached } from '../xml/detached.js';
+import { detached } from '../../text/detached.js';
 import { RingSlots } from './ring-slots.js';
 
 const OPEN_BRACKET = 0x5b; // [

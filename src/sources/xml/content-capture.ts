@@ -13,7 +13,7 @@
  *
  * Not kept: the text of an element that has child elements (no mapping reads it).
  */
-import { detached } from './detached.js';
+import { detached } from '../../text/detached.js';
 import { ATTRIBUTE_PREFIX, TEXT_KEY, type XmlElement, type XmlNode } from './tree.js';
 
 /** The elements a mapping reads, by name from the document down; `{}` is an element whose text is read. */

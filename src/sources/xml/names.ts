@@ -13,7 +13,7 @@
  * `MAX_INTERNED_NAMES` so that hostile input with millions of distinct names costs a small
  * object per tag, as a plain parser would, and no more.
  */
-import { detached } from './detached.js';
+import { detached } from '../../text/detached.js';
 
 export interface XmlName {
   readonly text: string;

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LabelSetCache, scanExpositionLine } from '../../../src/sources/dcgm/exposition.js';
-import { detached } from '../../../src/sources/xml/detached.js';
 import type { ExpositionLine } from '../../../src/sources/dcgm/exposition.js';
 
 /** What a scan says, without the interned label set (a cache adds it; the rest must not change). */
@@ -105,11 +104,5 @@ describe('LabelSetCache', () => {
     const scanned = lines.map((line) => scanExpositionLine(line, cache));
     expect(scanned.map((line) => labelSetOf(line)?.id)).toEqual([0, 1, undefined, 0, undefined]);
     expect(scanned.map(plain)).toEqual(lines.map((line) => plain(scanExpositionLine(line))));
-  });
-});
-
-describe('detached (the copy kept of a label block)', () => {
-  it('gives the same text, whatever characters it holds', () => {
-    for (const text of ['', 'GPU-6d5c0ac5', 'a"b\\c\n', 'naïve ✓ 𝄞', '\ud800 lone surrogate']) expect(detached(text)).toBe(text);
   });
 });
