@@ -20,7 +20,7 @@ import { DEFAULT_RECOMMEND_SETTINGS, recommendForFleet } from './recommend/index
 import { hostForInput, openInput, requireParser, resolveInputs, type InputRef } from './sources/index.js';
 import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
 import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
-import { isLargeInput, parseWorkerModeOf, shouldParseInWorker, type ParseWorkerMode } from './sources/worker/policy.js';
+import { parseWorkerModeOf, planInput, type ParseWorkerMode } from './sources/worker/policy.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
 
 export type Provider = 'aws' | 'azure' | 'gcp';
@@ -251,11 +251,10 @@ async function readInput(input: InputRef, options: AuditOptions, sink: Observati
     };
     sink.beginSource(input.ref);
     const context = { ref: input.ref, host: hostForInput(input, options.host), timeZone: options.timeZone };
-    if (options.onLargeInput !== undefined && (await isLargeInput(input))) options.onLargeInput(input.ref);
+    const plan = await planInput(input, options.parseWorkers ?? parseWorkerModeOf(process.env));
+    if (plan.large) options.onLargeInput?.(input.ref);
     let result;
-    const worker = (await shouldParseInWorker(input, options.parseWorkers ?? parseWorkerModeOf(process.env)))
-      ? await import('./sources/worker/parse-in-worker.js')
-      : undefined;
+    const worker = plan.worker ? await import('./sources/worker/parse-in-worker.js') : undefined;
     if (worker?.parseWorkerInstalled() === true) {
       // The worker reads the file itself: this thread's stream was only for the head.
       opened.close();

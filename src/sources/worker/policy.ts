@@ -28,18 +28,21 @@ export function parseWorkerModeOf(env: NodeJS.ProcessEnv): ParseWorkerMode {
   return 'auto';
 }
 
-/** Whether to parse `input` in a worker: never stdin (a worker cannot reopen it), only a file. */
-export async function shouldParseInWorker(input: InputRef, mode: ParseWorkerMode): Promise<boolean> {
-  if (input.path === undefined || mode === 'never') return false;
-  if (mode === 'auto' && availableParallelism() < 2) return false;
-  const size = await regularFileSize(input);
-  return size !== undefined && (mode === 'always' || size >= PARSE_WORKER_MIN_BYTES);
+/** What the size of an input decides. */
+export interface InputPlan {
+  /** A regular file of PARSE_WORKER_MIN_BYTES or more, whether or not a worker parses it. */
+  large: boolean;
+  /** Parse it in a worker: never stdin (a worker cannot reopen it), only a file, as `mode` says. */
+  worker: boolean;
 }
 
-/** A regular file of PARSE_WORKER_MIN_BYTES or more, whether or not a worker parses it. */
-export async function isLargeInput(input: InputRef): Promise<boolean> {
+/** Looks at `input` once (one stat) for both decisions. */
+export async function planInput(input: InputRef, mode: ParseWorkerMode): Promise<InputPlan> {
   const size = await regularFileSize(input);
-  return size !== undefined && size >= PARSE_WORKER_MIN_BYTES;
+  if (size === undefined) return { large: false, worker: false };
+  const large = size >= PARSE_WORKER_MIN_BYTES;
+  const worker = mode === 'always' || (mode === 'auto' && large && availableParallelism() >= 2);
+  return { large, worker };
 }
 
 async function regularFileSize(input: InputRef): Promise<number | undefined> {

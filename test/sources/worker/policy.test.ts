@@ -7,10 +7,17 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STDIN_REF, type InputRef } from '../../../src/sources/inputs.js';
-import { isLargeInput, PARSE_WORKER_MIN_BYTES, parseWorkerModeOf, shouldParseInWorker } from '../../../src/sources/worker/policy.js';
+import { PARSE_WORKER_MIN_BYTES, parseWorkerModeOf, planInput, type ParseWorkerMode } from '../../../src/sources/worker/policy.js';
 
 let directory: string;
 const file = (name: string): InputRef => ({ ref: name, path: path.join(directory, name), discovered: false });
+const shouldParseInWorker = async (input: InputRef, mode: ParseWorkerMode): Promise<boolean> => (await planInput(input, mode)).worker;
+/** Large whatever the mode: checked under each. */
+async function isLargeInput(input: InputRef): Promise<boolean> {
+  const verdicts = await Promise.all((['auto', 'always', 'never'] as const).map(async (mode) => (await planInput(input, mode)).large));
+  expect(new Set(verdicts).size).toBe(1);
+  return verdicts[0]!;
+}
 
 beforeAll(() => {
   directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-worker-policy-'));
