@@ -39,9 +39,6 @@ export interface ElementSplitterHandlers {
   onElement(text: string, index: number): void;
 }
 
-/** Where the text breaks the structure JSON.parse would check (so the caller can word it). */
-class JsonStructureError extends Error {}
-
 export class JsonElementSplitter {
   /** Open containers, outermost first: OPEN_BRACE or OPEN_BRACKET. */
   private readonly stack: number[] = [];
@@ -126,7 +123,7 @@ export class JsonElementSplitter {
           this.handlers.onArrayStart();
         }
       } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-        if (stack.pop() !== (code === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) throw new JsonStructureError(`unexpected ${String.fromCharCode(code)}`);
+        if (stack.pop() !== (code === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) throw new SyntaxError(`Unexpected token '${String.fromCharCode(code)}' in JSON`);
         if (stack.length + 1 === this.arrayDepth) {
           this.arrayDepth = -1;
         } else if (this.elementParts !== undefined && stack.length === this.arrayDepth) {
@@ -151,9 +148,9 @@ export class JsonElementSplitter {
     if (envelopeFrom !== -1) this.envelope.push(detached(chunk.slice(envelopeFrom)));
   }
 
-  /** The document with each element replaced by `0`; throws JsonStructureError when it ends inside a value. */
+  /** The document with each element replaced by `0`; throws a SyntaxError, as JSON.parse does, when it ends inside a value. */
   end(): string {
-    if (this.stack.length > 0 || this.inString || this.elementParts !== undefined) throw new JsonStructureError('unexpected end of input');
+    if (this.stack.length > 0 || this.inString || this.elementParts !== undefined) throw new SyntaxError('Unexpected end of JSON input');
     return this.envelope.join('');
   }
 
