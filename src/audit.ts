@@ -20,7 +20,7 @@ import { DEFAULT_RECOMMEND_SETTINGS, recommendForFleet } from './recommend/index
 import { hostForInput, openInput, requireParser, resolveInputs, type InputRef } from './sources/index.js';
 import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
 import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
-import { parseWorkerModeOf, planInput, type ParseWorkerMode } from './sources/worker/policy.js';
+import { blockWorkerCount, parseBlockBytesOf, parseWorkerModeOf, planInput, type ParseWorkerMode } from './sources/worker/policy.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
 
 export type Provider = 'aws' | 'azure' | 'gcp';
@@ -62,6 +62,8 @@ export interface AuditOptions {
   commitmentDiscountPct?: Partial<Record<'reserved-1y' | 'reserved-3y', number>>;
   /** Parse large files in a worker thread, overlapping parsing and analysis (src/sources/worker); default: GPU_AUDIT_WORKERS, else `auto`. */
   parseWorkers?: ParseWorkerMode;
+  /** Block size, in bytes, where workers read one file in blocks (worker/parse-in-blocks.ts); default: GPU_AUDIT_BLOCK_BYTES, else PARSE_BLOCK_BYTES. */
+  parseBlockBytes?: number;
   /**
    * Called before each file of PARSE_WORKER_MIN_BYTES or more is read, so that a program can
    * prepare for a long read (the CLI tunes V8's garbage collection for memory then).
@@ -258,7 +260,13 @@ async function readInput(input: InputRef, options: AuditOptions, sink: Observati
     if (worker?.parseWorkerInstalled() === true) {
       // The worker reads the file itself: this thread's stream was only for the head.
       opened.close();
-      result = await worker.parseInWorker({ input, format: parser.format, context }, sourceSink);
+      if (parser.blocks !== undefined && !opened.compressed && input.path !== undefined && plan.bytes !== undefined) {
+        const { parseInBlocks } = await import('./sources/worker/parse-in-blocks.js');
+        const request = { input, context, path: input.path, fileBytes: plan.bytes, blockBytes: options.parseBlockBytes ?? parseBlockBytesOf(process.env), workers: blockWorkerCount() };
+        result = await parseInBlocks(request, parser, opened.head, sourceSink);
+      } else {
+        result = await worker.parseInWorker({ input, format: parser.format, context }, sourceSink);
+      }
     } else {
       result = await parser.parse(opened.chunks, context, sourceSink);
     }

@@ -86,7 +86,8 @@ async function walk(directory: string): Promise<string[]> {
   return files;
 }
 
-function errorCode(error: unknown): string {
+/** The errno code of a failed read (`ENOENT`), for messages. */
+export function errorCode(error: unknown): string {
   return (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
 }
 
@@ -123,6 +124,8 @@ export interface OpenedInput {
   chunks: AsyncIterable<string>;
   /** Releases the underlying stream when the caller stops early. */
   close(): void;
+  /** Whether the bytes are gzip (the text is what they inflate to). */
+  compressed: boolean;
   /** From the next chunk read on, hands the text on in pieces of at most this many bytes (see TEXT_PIECE_BYTES); undefined: no change. */
   setTextPieceBytes(bytes: number | undefined): void;
 }
@@ -176,7 +179,7 @@ export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = 
       yield next.value;
     }
   }
-  return { head, chunks: all(), close: destroy, setTextPieceBytes: (bytes) => (decoder.pieceBytes = bytes ?? decoder.pieceBytes) };
+  return { head, chunks: all(), close: destroy, compressed: isGzip, setTextPieceBytes: (bytes) => (decoder.pieceBytes = bytes ?? decoder.pieceBytes) };
 }
 
 async function* plainChunks(first: Buffer | undefined, readRaw: () => Promise<Buffer | undefined>, decoder: Utf8Chunks): AsyncIterable<string> {
@@ -204,12 +207,14 @@ export const TEXT_PIECE_BYTES = 64 * 1024;
  * ASCII: such a chunk is copied as Latin-1, which is the same text several times faster than
  * decoding it, unless the decoder still holds the start of a character from the chunk before.
  */
-class Utf8Chunks {
+export class Utf8Chunks {
   private readonly decoder = new StringDecoder('utf8');
   /** Whether the decoder may hold an incomplete character: the last chunk it read ended in a non-ASCII byte. */
   private pending = false;
-  private atStart = true;
   pieceBytes = TEXT_PIECE_BYTES;
+
+  /** `atStart`: the bytes start the file, so a byte order mark there is dropped (one further in is text). */
+  constructor(private atStart = true) {}
 
   /** The text of `chunk`, in pieces of at most pieceBytes bytes (empty ones left out). */
   *pieces(chunk: Buffer): Generator<string, void, undefined> {

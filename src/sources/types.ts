@@ -33,4 +33,39 @@ export interface SourceParser {
    */
   textPieceBytes?: number;
   parse(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink): Promise<ParseResult>;
+  /** Present where a large file can be read in blocks of lines, several at once (see BlockParsing). */
+  blocks?: BlockParsing;
+}
+
+/**
+ * Reading one file in blocks of whole lines, each in a worker of its own
+ * (worker/parse-in-blocks.ts), replayed in file order: a format whose lines need nothing from
+ * the lines before them but a small `state` (the CSV header in effect). Each block's calls on
+ * the sink must then be those the whole-file `parse` makes for its lines, with these
+ * differences, which the block reader undoes or which change nothing:
+ *
+ * - locations are `line N` counted from the block's first line (the reader adds the lines
+ *   before it);
+ * - warnings are limited per block as WarningLimiter does, without the closing summary (the
+ *   reader limits them over the file and writes it);
+ * - a device's inventory may be sent again unchanged at its first row in a block (the
+ *   analysis keeps the first value of each field).
+ */
+export interface BlockParsing {
+  /** The state in effect after the head (a block assumes it until the reader knows better). */
+  initialState(head: string): string | undefined;
+  /**
+   * Reads the text of one block: `state` is that in effect at its start, undefined for the
+   * block that starts the file.
+   */
+  parseBlock(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, state: string | undefined): Promise<BlockResult>;
+}
+
+export interface BlockResult extends ParseResult {
+  /** Lines in the block. */
+  lines: number;
+  /** The state in effect at the block's end. */
+  state: string | undefined;
+  /** Warnings the block counted and did not send. */
+  suppressedWarnings: number;
 }

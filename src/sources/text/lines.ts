@@ -97,12 +97,16 @@ export class LineSpanSplitter {
   private readonly pieces: string[] = [];
   private pendingChars = 0;
   private lineNumber = 0;
-  private started = false;
+  private started: boolean;
 
+  /** `atFileStart`: the text starts the file, so a byte order mark there is dropped (one further in is text). */
   constructor(
     private readonly file: string,
     private readonly onLine: LineSpanHandler,
-  ) {}
+    atFileStart = true,
+  ) {
+    this.started = !atFileStart;
+  }
 
   push(chunk: string): void {
     if (chunk.length === 0) return;
@@ -157,9 +161,9 @@ export class LineSpanSplitter {
   }
 }
 
-/** forEachLine for span handlers. */
-export async function forEachLineSpan(chunks: AsyncIterable<string>, file: string, onLine: LineSpanHandler): Promise<number> {
-  const splitter = new LineSpanSplitter(file, onLine);
+/** forEachLine for span handlers; `atFileStart` as LineSpanSplitter's. */
+export async function forEachLineSpan(chunks: AsyncIterable<string>, file: string, onLine: LineSpanHandler, atFileStart = true): Promise<number> {
+  const splitter = new LineSpanSplitter(file, onLine, atFileStart);
   for await (const chunk of chunks) splitter.push(chunk);
   splitter.finish();
   return splitter.linesRead;

@@ -190,6 +190,11 @@ export class QueryCsvReader<Row> {
     return this.dataRows;
   }
 
+  /** The header line in effect (the last one read), undefined before the first. */
+  get header(): string | undefined {
+    return this.headerLine;
+  }
+
   line(text: string, lineNumber: number): void {
     this.lineSpan(text, 0, text.length, lineNumber);
   }

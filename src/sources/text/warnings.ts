@@ -28,6 +28,16 @@ export class WarningLimiter {
     this.sink.warn({ location, message });
   };
 
+  /** Warnings counted and not sent so far. */
+  get suppressedCount(): number {
+    return this.suppressed;
+  }
+
+  /** Counts warnings limited elsewhere (a block of the input parsed in a worker) as suppressed here. */
+  addSuppressed(count: number): void {
+    this.suppressed += count;
+  }
+
   /** Call once at the end of the input. */
   finish(location: string): void {
     if (this.suppressed === 0) return;

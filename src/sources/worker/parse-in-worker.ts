@@ -20,7 +20,7 @@ import type { ObservationSink } from '../../model/observations.js';
 import type { ParseResult } from '../types.js';
 import { CallDecoder } from './call-decoder.js';
 import { deserializeError } from './errors.js';
-import type { AckMessage, ParseJob, WorkerMessage } from './protocol.js';
+import type { AckMessage, BlockJob, ParseJob, WorkerMessage } from './protocol.js';
 
 export interface WorkerParseResult extends ParseResult {
   /** Batches replayed. */
@@ -100,7 +100,8 @@ export function parseWorkerInstalled(): boolean {
  */
 const WORKER_YOUNG_GENERATION_MB = 16;
 
-function startParseWorker(job: ParseJob): Worker {
+/** A worker running `job` (parse-worker.ts); its messages are the caller's to handle. */
+export function startParseWorker(job: ParseJob | BlockJob): Worker {
   const entry = workerEntry();
   const options = { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } };
   if (entry.pathname.endsWith('.ts')) return new Worker(workerScriptFromSources(fileURLToPath(entry)), { ...options, eval: true });

@@ -28,21 +28,50 @@ export function parseWorkerModeOf(env: NodeJS.ProcessEnv): ParseWorkerMode {
   return 'auto';
 }
 
+/**
+ * Blocks a file is cut into where several workers read it (parse-in-blocks.ts): a few batches'
+ * worth of text each (protocol.ts BATCH_MAX_TEXT), so that a worker can finish its block while
+ * the one before is replayed, and the workers' shares of the file end within a block of each
+ * other. Each block starts a fresh reader: its caches fill again, a device's inventory is sent
+ * again, which costs nothing measurable at this size.
+ */
+export const PARSE_BLOCK_BYTES = 8 * 1024 * 1024;
+
+/** Environment variable that sets the block size in bytes, for tests and debugging. */
+export const PARSE_BLOCK_BYTES_ENV = 'GPU_AUDIT_BLOCK_BYTES';
+
+/**
+ * Workers that read one file in blocks, besides this thread, which replays their blocks and
+ * reads a block itself whenever its turn comes before a worker took it: one per core but
+ * this thread's, at most three (beyond that, the replay is the bound).
+ */
+export function blockWorkerCount(): number {
+  return Math.min(3, Math.max(1, availableParallelism() - 1));
+}
+
 /** What the size of an input decides. */
 export interface InputPlan {
   /** A regular file of PARSE_WORKER_MIN_BYTES or more, whether or not a worker parses it. */
   large: boolean;
   /** Parse it in a worker: never stdin (a worker cannot reopen it), only a file, as `mode` says. */
   worker: boolean;
+  /** The file's size in bytes (undefined: not a regular file). */
+  bytes: number | undefined;
 }
 
 /** Looks at `input` once (one stat) for both decisions. */
 export async function planInput(input: InputRef, mode: ParseWorkerMode): Promise<InputPlan> {
-  const size = await regularFileSize(input);
-  if (size === undefined) return { large: false, worker: false };
-  const large = size >= PARSE_WORKER_MIN_BYTES;
+  const bytes = await regularFileSize(input);
+  if (bytes === undefined) return { large: false, worker: false, bytes };
+  const large = bytes >= PARSE_WORKER_MIN_BYTES;
   const worker = mode === 'always' || (mode === 'auto' && large && availableParallelism() >= 2);
-  return { large, worker };
+  return { large, worker, bytes };
+}
+
+/** The block size `env` sets (PARSE_BLOCK_BYTES_ENV), else PARSE_BLOCK_BYTES. */
+export function parseBlockBytesOf(env: NodeJS.ProcessEnv): number {
+  const value = Number(env[PARSE_BLOCK_BYTES_ENV]);
+  return Number.isSafeInteger(value) && value > 0 ? value : PARSE_BLOCK_BYTES;
 }
 
 async function regularFileSize(input: InputRef): Promise<number | undefined> {

@@ -7,8 +7,9 @@
  * every other call is rare and travels as its argument, structured-cloned, in `calls`.
  */
 import type { DeviceRef, GpuSample, ObservationSink } from '../../model/observations.js';
+import type { FileBlock } from '../file-blocks.js';
 import type { InputRef } from '../inputs.js';
-import type { SourceContext } from '../types.js';
+import type { BlockResult, SourceContext } from '../types.js';
 
 /** What the worker is asked to do: open `input` itself and parse it with the parser of `format`. */
 export interface ParseJob {
@@ -16,6 +17,30 @@ export interface ParseJob {
   /** `SourceParser.format` of the parser the main thread detected on the input's head. */
   format: string;
   context: SourceContext;
+}
+
+/**
+ * What a block worker is asked to do (parse-in-blocks.ts): parse the blocks of `path`
+ * (file-blocks.ts) it is sent, one at a time, with the `blocks` reading of the parser of `format`.
+ */
+export interface BlockJob extends ParseJob {
+  kind: 'blocks';
+  /** The file's path (the input is a plain file). */
+  path: string;
+  blockBytes: number;
+  blockCount: number;
+}
+
+/** Block `index` of the job's file, in text pieces of at most `pieceBytes` (SourceParser.textPieceBytes). */
+export function fileBlockOf(job: BlockJob, index: number, pieceBytes: number | undefined): FileBlock {
+  return { path: job.path, ref: job.input.ref, index, blockBytes: job.blockBytes, last: index === job.blockCount - 1, pieceBytes };
+}
+
+/** Main -> block worker: parse block `index`, starting in `state` (BlockParsing.parseBlock). */
+export interface BlockAssignment {
+  type: 'block';
+  index: number;
+  state: string | undefined;
 }
 
 /**
@@ -118,6 +143,13 @@ export const BATCH_MAX_TEXT = 4 * 1024 * 1024;
  */
 export const MAX_BATCHES_AHEAD = 4;
 
+/**
+ * The same for a block worker (parse-in-blocks.ts), whose batches wait for the blocks before
+ * theirs: it goes on through the next two blocks (some six batches) while the main thread reads
+ * one itself, instead of waiting for it.
+ */
+export const BLOCK_BATCHES_AHEAD = 8;
+
 /** What the worker recorded since its last batch (call-encoder.ts). */
 export interface EncodedBatch {
   /** A Float64Array's buffer (transferred); the first `length` numbers are the records. */
@@ -133,10 +165,13 @@ export interface EncodedBatch {
 export type WorkerMessage =
   | (EncodedBatch & {
       type: 'batch';
-      /** Batches posted and not acknowledged, this one included: never above MAX_BATCHES_AHEAD. */
+      /** Batches posted and not acknowledged, this one included: never above MAX_BATCHES_AHEAD (BLOCK_BATCHES_AHEAD for a block worker). */
       ahead: number;
     })
   | { type: 'done'; records: number }
+  /** A block worker read its block to the end (its batches came before). */
+  | { type: 'block-done'; result: BlockResult }
+  /** The parse (or a block worker's block) stopped on this error, after posting what it observed before. */
   | { type: 'failed'; error: SerializedError };
 
 /** Main -> worker: a batch was replayed; its buffer comes back for the next one. */

@@ -7,7 +7,15 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STDIN_REF, type InputRef } from '../../../src/sources/inputs.js';
-import { PARSE_WORKER_MIN_BYTES, parseWorkerModeOf, planInput, type ParseWorkerMode } from '../../../src/sources/worker/policy.js';
+import {
+  blockWorkerCount,
+  PARSE_BLOCK_BYTES,
+  PARSE_WORKER_MIN_BYTES,
+  parseBlockBytesOf,
+  parseWorkerModeOf,
+  planInput,
+  type ParseWorkerMode,
+} from '../../../src/sources/worker/policy.js';
 
 let directory: string;
 const file = (name: string): InputRef => ({ ref: name, path: path.join(directory, name), discovered: false });
@@ -70,5 +78,23 @@ describe('GPU_AUDIT_WORKERS', () => {
     expect(parseWorkerModeOf({ GPU_AUDIT_WORKERS: 'ALWAYS' })).toBe('always');
     expect(parseWorkerModeOf({ GPU_AUDIT_WORKERS: '1' })).toBe('auto');
     expect(parseWorkerModeOf({})).toBe('auto');
+  });
+});
+
+describe('reading one file in blocks', () => {
+  it('a planned file knows its size, so that it can be cut into blocks', async () => {
+    expect((await planInput(file('at-threshold.csv'), 'auto')).bytes).toBe(PARSE_WORKER_MIN_BYTES);
+    expect((await planInput(file('folder'), 'always')).bytes).toBeUndefined();
+  });
+
+  it('blocks of 8 MiB, or as GPU_AUDIT_BLOCK_BYTES says when it is a positive whole number', () => {
+    expect(PARSE_BLOCK_BYTES).toBe(8 * 1024 * 1024);
+    expect(parseBlockBytesOf({})).toBe(PARSE_BLOCK_BYTES);
+    expect(parseBlockBytesOf({ GPU_AUDIT_BLOCK_BYTES: '4096' })).toBe(4096);
+    for (const odd of ['0', '-5', '1.5', 'lots', '']) expect(parseBlockBytesOf({ GPU_AUDIT_BLOCK_BYTES: odd }), odd).toBe(PARSE_BLOCK_BYTES);
+  });
+
+  it('one worker per core but the replaying thread, at least one, at most three', () => {
+    expect(blockWorkerCount()).toBe(Math.min(3, Math.max(1, availableParallelism() - 1)));
   });
 });

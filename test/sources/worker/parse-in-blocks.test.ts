@@ -1,0 +1,215 @@
+/**
+ * A file read in blocks by several workers (and this thread) reaches the sink as it does read
+ * whole in one thread: the same calls in the same order, the same line numbers in warnings and
+ * errors, the same warning limit over the file. The one difference BlockParsing allows, a
+ * device's inventory sent again unchanged at the start of a block, is dropped by the log below
+ * (the analysis keeps the first value of each field, so it changes nothing).
+ */
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAudit, type AuditOptions } from '../../../src/audit.js';
+import { InputError } from '../../../src/model/errors.js';
+import type { DeviceInfo, DeviceRef, GpuSample, ObservationSink, ProcessSample, SourceWarning } from '../../../src/model/observations.js';
+import { sourceParsers } from '../../../src/sources/index.js';
+import { openInput } from '../../../src/sources/inputs.js';
+import { MAX_LINE_CHARS } from '../../../src/sources/text/lines.js';
+import { DEFAULT_WARNING_LIMIT } from '../../../src/sources/text/warnings.js';
+import type { SourceParser } from '../../../src/sources/types.js';
+import { parseInBlocks } from '../../../src/sources/worker/parse-in-blocks.js';
+import { corpusFiles } from '../../helpers/corpus.js';
+
+/** Every call, as text; a device's inventory equal to the last one sent for it is left out. */
+class CallLog implements ObservationSink {
+  readonly calls: string[] = [];
+  private readonly lastInventory = new Map<string, string>();
+
+  device(info: DeviceInfo): void {
+    const key = refKey(info.ref);
+    const text = JSON.stringify(info);
+    if (this.lastInventory.get(key) === text) return;
+    this.lastInventory.set(key, text);
+    this.calls.push(`device ${text}`);
+  }
+
+  sample(sample: GpuSample): void {
+    this.calls.push(`sample ${JSON.stringify(sample)}`);
+  }
+
+  process(process: ProcessSample): void {
+    this.calls.push(`process ${JSON.stringify(process)}`);
+  }
+
+  warn(warning: SourceWarning): void {
+    this.calls.push(`warn ${warning.location}: ${warning.message}`);
+  }
+}
+
+function refKey(ref: DeviceRef): string {
+  return JSON.stringify([ref.host, ref.uuid, ref.pciBusId, ref.index, ref.gpuInstanceId, ref.computeInstanceId]);
+}
+
+interface Outcome {
+  calls: string[];
+  records?: number;
+  error?: string;
+}
+
+const context = (file: string) => ({ ref: path.basename(file), host: 'node-1', timeZone: 'UTC' });
+const inputOf = (file: string) => ({ ref: path.basename(file), path: file, discovered: false });
+
+function ended(log: CallLog, error: unknown): Outcome {
+  if (!(error instanceof InputError)) throw error;
+  return { calls: log.calls, error: error.describe() };
+}
+
+async function parserOf(file: string): Promise<{ parser: SourceParser; head: string }> {
+  const opened = await openInput(inputOf(file));
+  opened.close();
+  const parser = sourceParsers.find((candidate) => candidate.detect(opened.head));
+  if (parser === undefined) throw new Error(`no parser for ${file}`);
+  return { parser, head: opened.head };
+}
+
+/** The whole file in this thread, as the audit reads a small file. */
+async function wholeFile(file: string): Promise<Outcome> {
+  const { parser } = await parserOf(file);
+  const opened = await openInput(inputOf(file));
+  const log = new CallLog();
+  try {
+    const result = await parser.parse(opened.chunks, context(file), log);
+    return { calls: log.calls, records: result.records };
+  } catch (error) {
+    return ended(log, error);
+  } finally {
+    opened.close();
+  }
+}
+
+async function inBlocks(file: string, blockBytes: number, workers: number): Promise<Outcome & { readAgain?: number }> {
+  const { parser, head } = await parserOf(file);
+  const log = new CallLog();
+  const request = { input: inputOf(file), context: context(file), path: file, fileBytes: statSync(file).size, blockBytes, workers };
+  try {
+    const result = await parseInBlocks(request, parser, head, log);
+    return { calls: log.calls, records: result.records, readAgain: result.blocksReadAgain };
+  } catch (error) {
+    return ended(log, error);
+  }
+}
+
+const HEADER = 'timestamp, name, uuid, index, memory.total [MiB], memory.used [MiB], utilization.gpu [%], utilization.memory [%], power.draw [W]';
+
+/** A `-l` log of 4 GPUs; `row(tick, gpu)` may replace a row's text (return undefined to keep it). */
+function queryLog(ticks: number, row?: (tick: number, gpu: number) => string | undefined, lineEnd = '\n'): string {
+  const lines = [HEADER];
+  for (let tick = 0; tick < ticks; tick += 1) {
+    for (let gpu = 0; gpu < 4; gpu += 1) {
+      const time = new Date(Date.UTC(2026, 10, 2, 0, 0, tick)).toISOString().replace('T', ' ').replace('Z', '').replaceAll('-', '/');
+      const used = (tick * 37 + gpu * 101) % 80_000;
+      lines.push(row?.(tick, gpu) ?? `${time}, NVIDIA H100 80GB HBM3, GPU-0000000${gpu}-aaaa-bbbb-cccc-dddddddddddd, ${gpu}, 81559 MiB, ${used} MiB, ${(tick + gpu) % 101} %, ${tick % 50} %, ${(100 + tick % 600).toFixed(2)} W`);
+    }
+  }
+  return lines.join(lineEnd) + lineEnd;
+}
+
+describe('reading a file in blocks', () => {
+  let directory: string;
+  const write = (name: string, text: string): string => {
+    const file = path.join(directory, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  beforeAll(() => {
+    directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-blocks-'));
+  });
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('gives the calls of the whole-file parse on every corpus --query-gpu and --query-compute-apps CSV', async () => {
+    const files = corpusFiles('nvidia-smi-csv').filter((file) => file.endsWith('.csv'));
+    expect(files.length).toBeGreaterThan(20);
+    for (const file of files) {
+      const { parser } = await parserOf(file);
+      if (parser.blocks === undefined) continue;
+      const whole = await wholeFile(file);
+      expect(whole.records, path.basename(file)).toBeGreaterThan(0);
+      for (const [blockBytes, workers] of [[97, 1], [512, 2]] as const) {
+        expect(await inBlocks(file, blockBytes, workers), `${path.basename(file)}, blocks of ${blockBytes} bytes`).toMatchObject(whole);
+      }
+    }
+  });
+
+  it('gives them on a long log with one worker, with two, and in blocks larger than the file', async () => {
+    const file = write('long.csv', queryLog(500));
+    const whole = await wholeFile(file);
+    // 500 ticks x 4 GPUs.
+    expect(whole.records).toBe(2_000);
+    for (const [blockBytes, workers] of [[1_000, 1], [1_000, 2], [7_919, 3], [1 << 30, 2]] as const) {
+      expect(await inBlocks(file, blockBytes, workers)).toMatchObject(whole);
+    }
+  });
+
+  it('keeps CRLF line ends, blank lines, a repeated header and a last line without a newline as one thread does', async () => {
+    const text = queryLog(60, (tick, gpu) => (gpu === 0 && tick % 7 === 0 ? `\r\n   \r\n${HEADER}\r\n` : undefined), '\r\n').replace(/\r\n$/, '');
+    const file = write('crlf.csv', text);
+    const whole = await wholeFile(file);
+    expect(whole.records).toBeGreaterThan(200);
+    for (const blockBytes of [64, 333]) expect(await inBlocks(file, blockBytes, 2)).toMatchObject(whole);
+  });
+
+  it('reads again, in this thread, a block sent with a header that changed before it', async () => {
+    // From tick 40 on, a concatenated log with another header: no utilization.memory column.
+    const later = queryLog(80).split('\n').slice(1, -1);
+    const otherHeader = 'timestamp, uuid, index, memory.used [MiB], power.draw [W]';
+    const rest = later.slice(160).map((line) => {
+      const cells = line.split(', ');
+      return [cells[0], cells[2], cells[3], cells[5], cells[8]].join(', ');
+    });
+    const file = write('two-headers.csv', [HEADER, ...later.slice(0, 160), otherHeader, ...rest, ''].join('\n'));
+    const whole = await wholeFile(file);
+    expect(whole.records).toBe(320);
+    const blocks = await inBlocks(file, 700, 1);
+    expect(blocks).toMatchObject(whole);
+    expect(blocks.readAgain).toBeGreaterThan(0);
+  });
+
+  it('limits warnings over the file, not per block: the first ones with their file line numbers, then one count of the rest', async () => {
+    // Every third row has an unreadable memory.used cell: 1,200 rows, 400 warnings.
+    const file = write('bad-cells.csv', queryLog(300, (tick, gpu) => ((tick * 4 + gpu) % 3 === 0 ? `2026/11/02 00:00:00.000, NVIDIA H100 80GB HBM3, GPU-0000000${gpu}-aaaa-bbbb-cccc-dddddddddddd, ${gpu}, 81559 MiB, lots MiB, 1 %, 1 %, 100.00 W` : undefined)));
+    const whole = await wholeFile(file);
+    const warnings = whole.calls.filter((call) => call.startsWith('warn '));
+    expect(warnings).toHaveLength(DEFAULT_WARNING_LIMIT + 1);
+    // Data row k (from 0) is line k + 2; row 0 is the first bad one.
+    expect(warnings[0]).toBe('warn line 2: memory.used [MiB]: cannot read "lots MiB"; value skipped');
+    expect(warnings.at(-1)).toBe(`warn line 1201: ${400 - DEFAULT_WARNING_LIMIT} more warnings not listed (only the first ${DEFAULT_WARNING_LIMIT} are kept)`);
+    for (const [blockBytes, workers] of [[512, 1], [2_048, 2]] as const) expect(await inBlocks(file, blockBytes, workers)).toMatchObject(whole);
+  });
+
+  it('stops at a line too long with the error one thread gives, at the file line, after the same calls', async () => {
+    const file = write('long-line.csv', queryLog(100, (tick, gpu) => (tick === 70 && gpu === 2 ? 'x'.repeat(2 * MAX_LINE_CHARS) : undefined)));
+    const whole = await wholeFile(file);
+    // Row 70 x 4 + 2 = 282 is line 284.
+    expect(whole.error).toBe(`long-line.csv: line 284: line longer than ${MAX_LINE_CHARS} characters: not line-oriented telemetry text`);
+    for (const [blockBytes, workers] of [[4_096, 1], [65_536, 2]] as const) expect(await inBlocks(file, blockBytes, workers)).toEqual(whole);
+  });
+});
+
+describe('an audit that reads a file in blocks', () => {
+  const BASE: Omit<AuditOptions, 'inputs'> = {
+    timeZone: 'UTC',
+    idleThresholdPct: 5,
+    keepGoing: true,
+    pricing: 'on-demand',
+    now: () => new Date('2026-06-01T00:00:00Z'),
+  };
+
+  it('writes the report one thread writes', async () => {
+    const files = corpusFiles('nvidia-smi-csv').filter((file) => /query-gpu-load|testdata-query|tesla-p100/.test(file));
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) {
+      const report = async (options: Partial<AuditOptions>): Promise<string> => JSON.stringify((await runAudit({ ...BASE, inputs: [file], ...options })).report);
+      expect(await report({ parseWorkers: 'always', parseBlockBytes: 300 }), path.basename(file)).toBe(await report({ parseWorkers: 'never' }));
+    }
+  });
+});
