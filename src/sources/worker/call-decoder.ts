@@ -75,6 +75,11 @@ export class CallDecoder {
     }
   }
 
+  /** A batch whose calls are dropped (parse-in-blocks.ts): the refs it sends are still numbered, since later batches use them. */
+  skip(batch: EncodedBatch): void {
+    for (const ref of batch.refs) this.refs.push(Object.freeze(ref));
+  }
+
   private replayCall(kind: number, argument: unknown, sink: ObservationSink): void {
     switch (kind) {
       case CALL_KIND.device:

@@ -1,36 +1,56 @@
 /**
- * One large file read by several workers at once: it is cut into blocks of whole lines
- * (file-blocks.ts), each worker parses the blocks it is sent (SourceParser.blocks), and this
+ * One large file read by several threads at once: it is cut into blocks of whole lines
+ * (file-blocks.ts), workers parse the blocks they are sent (SourceParser.blocks), and this
  * thread replays their calls on the sink in file order, so the analysis sees what it sees when
  * one thread reads the file. One parse worker (parse-in-worker.ts) is the bound on a long CSV
- * log, with the analysis idle half the time; two share the parse.
+ * log, with the analysis idle half the time.
+ *
+ * Each worker is sent a few blocks ahead of the one it parses. Whenever this thread would wait
+ * for a worker, it reads the next block no one was sent itself, into a buffer of calls replayed
+ * at its turn: the threads share the parse in whatever ratio keeps them busy, on any number of
+ * cores and for any cost of the analysis.
  *
  * What a block needs from the text before it, its `state`, is known only once the blocks before
- * it are replayed. A block is sent with the state in effect at the last block replayed (for a
+ * it are replayed. A block is read with the state in effect at the last block replayed (for a
  * CSV log, its first header nearly always); when its turn comes and the state in effect differs
- * (the header changed in a block before it), its calls are dropped and it is read again here.
- * Its line numbers, warnings and warning limit are made the file's here (see BlockParsing).
+ * (the header changed in a block before it), its calls are dropped and it is read again, here,
+ * straight into the sink. Its line numbers, warnings and warning limit are made the file's here
+ * (see BlockParsing).
  */
 import type { Worker } from 'node:worker_threads';
 import { InputError } from '../../model/errors.js';
 import type { ObservationSink } from '../../model/observations.js';
 import { blockCountOf, blockText } from '../file-blocks.js';
 import { WarningLimiter } from '../text/warnings.js';
-import type { BlockResult, ParseResult, SourceParser } from '../types.js';
+import type { BlockParsing, BlockResult, ParseResult, SourceParser } from '../types.js';
 import { CallDecoder } from './call-decoder.js';
+import { CallEncoder } from './call-encoder.js';
 import { deserializeError } from './errors.js';
 import { startParseWorker } from './parse-in-worker.js';
-import { fileBlockOf, type AckMessage, type BlockAssignment, type BlockJob, type WorkerMessage } from './protocol.js';
+import { fileBlockOf, type AckMessage, type BlockAssignment, type BlockJob, type EncodedBatch, type WorkerMessage } from './protocol.js';
+
+/** A plain file to read in blocks. */
+export interface BlockRequest extends Pick<BlockJob, 'input' | 'context' | 'path' | 'blockBytes'> {
+  /** Its size when it was planned (the last block reads on to the end). */
+  fileBytes: number;
+  /** Workers to start (at most one per block). */
+  workers: number;
+}
 
 export interface BlockParseResult extends ParseResult {
   blocks: number;
-  /** Blocks read in this thread (those read again included). */
-  blocksReadHere: number;
-  /** Blocks read again in this thread because they were sent with a state that turned out wrong. */
+  /** Blocks this thread read ahead while it would have waited for a worker. */
+  blocksReadAhead: number;
+  /** Blocks read again here because they were read with a state that turned out wrong. */
   blocksReadAgain: number;
 }
 
-type BatchMessage = Extract<WorkerMessage, { type: 'batch' }>;
+/**
+ * Blocks a worker is sent beyond the one it parses, so that it goes on to the next without
+ * waiting for this thread, which may be busy reading a block itself.
+ */
+const BLOCKS_QUEUED = 2;
+
 type Outcome = { result: BlockResult } | { error: Error };
 
 interface WorkerLink {
@@ -43,24 +63,18 @@ interface WorkerLink {
 
 interface Block {
   index: number;
-  /** The state it was sent with. */
+  /** The state it is read with. */
   assumed: string | undefined;
-  link: WorkerLink;
+  /** The worker reading it; undefined: read ahead here. */
+  link: WorkerLink | undefined;
+  decoder: CallDecoder;
   /** Batches that came before its turn. */
-  held: BatchMessage[];
-  /** Its turn came: batches replay as they come. */
+  held: EncodedBatch[];
+  /** Its turn came: a worker's batches replay as they come. */
   started: boolean;
-  /** It was sent with the wrong state: its batches are dropped and it is read again here. */
+  /** It was read with the wrong state: its calls are dropped and it is read again here. */
   readAgain: boolean;
   outcome: Outcome | undefined;
-}
-
-/** A plain file to read in blocks. */
-export interface BlockRequest extends Pick<BlockJob, 'input' | 'context' | 'path' | 'blockBytes'> {
-  /** Its size when it was planned (the last block reads on to the end). */
-  fileBytes: number;
-  /** Workers to start (at most one per block). */
-  workers: number;
 }
 
 /**
@@ -70,188 +84,243 @@ export interface BlockRequest extends Pick<BlockJob, 'input' | 'context' | 'path
 export async function parseInBlocks(request: BlockRequest, parser: SourceParser, head: string, sink: ObservationSink): Promise<BlockParseResult> {
   const blocks = parser.blocks;
   if (blocks === undefined) throw new Error(`the parser of format ${parser.format} cannot read blocks`);
-  const { fileBytes, workers: workerCount, ...rest } = request;
+  const { fileBytes, workers, ...rest } = request;
   const job: BlockJob = { ...rest, kind: 'blocks', format: parser.format, blockCount: blockCountOf(fileBytes, request.blockBytes) };
-  const limiter = new WarningLimiter(sink);
-  let linesBefore = 0;
-  // The calls of the block whose turn it is, with its locations made the file's.
-  const blockSink: ObservationSink = {
-    device: (info) => sink.device(info),
-    sample: (sample) => sink.sample(sample),
-    process: (process) => sink.process(process),
-    assignment: (assignment) => sink.assignment?.(assignment),
-    hostCpu: (sample) => sink.hostCpu?.(sample),
-    containerCpu: (sample) => sink.containerCpu?.(sample),
-    processCpu: (sample) => sink.processCpu?.(sample),
-    warn: (warning) => limiter.warn(fileLineLocation(warning.location, linesBefore), warning.message),
-  };
+  const replay = new BlockReplay(job, parser, blocks, head, sink);
+  try {
+    return await replay.run(Math.min(workers, job.blockCount));
+  } finally {
+    await replay.stop();
+  }
+}
 
-  const links: WorkerLink[] = [];
-  /** Blocks by index, as sent to a worker (undefined: read here). */
-  const sent: (Block | undefined)[] = [];
-  let turn = 0;
-  let state: string | undefined;
-  let sendState = blocks.initialState(head);
-  let records = 0;
-  let blocksReadAgain = 0;
-  let blocksReadHere = 0;
-  let nextIndex = 0;
-  let pumping = false;
-  let settled = false;
+class BlockReplay {
+  private readonly links: WorkerLink[] = [];
+  /** Blocks by index, once sent to a worker or read here. */
+  private readonly sent: Block[] = [];
+  private readonly limiter: WarningLimiter;
+  /** The calls of the block whose turn it is, with its locations made the file's. */
+  private readonly blockSink: ObservationSink;
+  private turn = 0;
+  private linesBefore = 0;
+  private records = 0;
+  /** The state in effect at the turn's block, and the one new blocks are read with. */
+  private state: string | undefined;
+  private readState: string | undefined;
+  /**
+   * The blocks read ahead here go through one encoder and decoder, as a worker's do: its
+   * buffers are reused, and a device is numbered once.
+   */
+  private readonly hereEncoder = new CallEncoder();
+  private readonly hereDecoder = new CallDecoder();
+  private readingAhead = false;
+  private blocksReadAhead = 0;
+  private blocksReadAgain = 0;
+  private pumping = false;
+  private settled = false;
+  private resolve: (result: BlockParseResult) => void = () => undefined;
+  private reject: (error: unknown) => void = () => undefined;
 
-  /** Sends `link` its next block, if any is left for workers (the rest are read here). */
-  const send = (link: WorkerLink): void => {
-    let index = nextIndex;
-    while (index < job.blockCount && readsHere(index, links.length)) index += 1;
-    nextIndex = index + 1;
-    if (index >= job.blockCount) return;
-    const block: Block = { index, assumed: index === 0 ? undefined : sendState, link, held: [], started: false, readAgain: false, outcome: undefined };
-    sent[index] = block;
+  constructor(
+    private readonly job: BlockJob,
+    private readonly parser: SourceParser,
+    private readonly blocks: BlockParsing,
+    head: string,
+    sink: ObservationSink,
+  ) {
+    this.readState = blocks.initialState(head);
+    const limiter = new WarningLimiter(sink);
+    this.limiter = limiter;
+    this.blockSink = {
+      device: (info) => sink.device(info),
+      sample: (sample) => sink.sample(sample),
+      process: (process) => sink.process(process),
+      assignment: (assignment) => sink.assignment?.(assignment),
+      hostCpu: (sample) => sink.hostCpu?.(sample),
+      containerCpu: (sample) => sink.containerCpu?.(sample),
+      processCpu: (sample) => sink.processCpu?.(sample),
+      warn: (warning) => limiter.warn(fileLineLocation(warning.location, this.linesBefore), warning.message),
+    };
+  }
+
+  run(workers: number): Promise<BlockParseResult> {
+    return new Promise<BlockParseResult>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+      for (let count = 0; count < workers; count += 1) this.startWorker();
+      for (let round = 0; round <= BLOCKS_QUEUED; round += 1) for (const link of this.links) this.send(link);
+      void this.pump();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.settled = true;
+    await Promise.all(this.links.map((link) => link.worker.terminate()));
+  }
+
+  private startWorker(): void {
+    const link: WorkerLink = { worker: startParseWorker(this.job), decoder: new CallDecoder(), queue: [] };
+    this.links.push(link);
+    link.worker.on('message', (message: WorkerMessage) => this.onMessage(link, message));
+    link.worker.on('error', (error) => this.fail(error));
+    link.worker.on('exit', (code) => this.fail(new Error(`a parse worker stopped (exit code ${code}) before it finished ${this.job.input.ref}`)));
+  }
+
+  private fail(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(error);
+  }
+
+  /** The next block no thread has, now read by `link` (undefined: here). */
+  private take(link: WorkerLink | undefined): Block | undefined {
+    const index = this.sent.length;
+    if (index >= this.job.blockCount) return undefined;
+    const block: Block = {
+      index,
+      assumed: index === 0 ? undefined : this.readState,
+      link,
+      decoder: link?.decoder ?? this.hereDecoder,
+      held: [],
+      started: false,
+      readAgain: false,
+      outcome: undefined,
+    };
+    this.sent.push(block);
+    return block;
+  }
+
+  private send(link: WorkerLink): void {
+    const block = this.take(link);
+    if (block === undefined) return;
     link.queue.push(block);
-    const assignment: BlockAssignment = { type: 'block', index, state: block.assumed };
+    const assignment: BlockAssignment = { type: 'block', index: block.index, state: block.assumed };
     link.worker.postMessage(assignment);
-  };
+  }
 
-  const replay = (link: WorkerLink, batch: BatchMessage): void => {
-    link.decoder.replay(batch, blockSink);
-    acknowledge(link, batch);
-  };
+  private onMessage(link: WorkerLink, message: WorkerMessage): void {
+    // After a failure, batches still in the queue must not reach the sink.
+    if (this.settled) return;
+    const block = link.queue[0];
+    if (block === undefined) return this.fail(new Error(`parse worker: a message (${message.type}) with no block sent`));
+    switch (message.type) {
+      case 'batch':
+        if (!block.started) block.held.push(message);
+        else if (block.readAgain) this.drop(block, message);
+        else this.replay(block, message);
+        return;
+      case 'block-done':
+      case 'failed':
+        block.outcome = message.type === 'failed' ? { error: deserializeError(message.error) } : { result: message.result };
+        link.queue.shift();
+        this.send(link);
+        void this.pump();
+        return;
+      case 'done':
+        return this.fail(new Error('parse worker: a whole-file result from a block worker'));
+    }
+  }
 
-  const startTurn = (block: Block): void => {
+  private replay(block: Block, batch: EncodedBatch): void {
+    try {
+      block.decoder.replay(batch, this.blockSink);
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    this.release(block, batch);
+  }
+
+  private drop(block: Block, batch: EncodedBatch): void {
+    block.decoder.skip(batch);
+    this.release(block, batch);
+  }
+
+  /** A batch's buffer goes back to its encoder: the worker's, or this thread's. */
+  private release(block: Block, batch: EncodedBatch): void {
+    if (block.link === undefined) this.hereEncoder.recycle(batch.buffer);
+    else acknowledge(block.link, batch);
+  }
+
+  /** Replays finished blocks in file order, as far as they go; then, rather than wait, reads one ahead. */
+  private async pump(): Promise<void> {
+    if (this.pumping || this.settled) return;
+    this.pumping = true;
+    try {
+      for (let block = this.sent[this.turn]; block !== undefined && !this.settled; block = this.sent[this.turn]) {
+        // A block read ahead here is replayed once read, a worker's as its batches come.
+        if (block.outcome === undefined && block.link === undefined) break;
+        if (!block.started) this.startTurn(block);
+        if (block.outcome === undefined) break;
+        const outcome = block.readAgain ? await this.readAgain(block) : block.outcome;
+        if ('error' in outcome) return this.fail(withFileLocation(outcome.error, this.linesBefore));
+        this.finishTurn(outcome.result);
+      }
+      if (this.turn === this.job.blockCount) {
+        this.limiter.finish(`line ${this.linesBefore}`);
+        this.settled = true;
+        this.resolve({ records: this.records, blocks: this.job.blockCount, blocksReadAhead: this.blocksReadAhead, blocksReadAgain: this.blocksReadAgain });
+        return;
+      }
+      if (!this.readingAhead && !this.settled) {
+        const block = this.take(undefined);
+        if (block !== undefined) void this.readAhead(block);
+      }
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private startTurn(block: Block): void {
     block.started = true;
-    if (block.index > 0 && block.assumed !== state) {
+    if (block.index > 0 && block.assumed !== this.state) {
       block.readAgain = true;
-      for (const batch of block.held) acknowledge(block.link, batch);
+      for (const batch of block.held) this.drop(block, batch);
     } else {
-      for (const batch of block.held) replay(block.link, batch);
+      for (const batch of block.held) this.replay(block, batch);
     }
     block.held = [];
-  };
+  }
 
-  /** Block `index` read in this thread, from the state in effect, straight into the sink. */
-  const readHere = async (index: number): Promise<Outcome> => {
-    blocksReadHere += 1;
-    const text = blockText(fileBlockOf(job, index, parser.textPieceBytes));
+  private finishTurn(result: BlockResult): void {
+    this.records += result.records;
+    this.linesBefore += result.lines;
+    this.limiter.addSuppressed(result.suppressedWarnings);
+    this.state = result.state;
+    this.readState = result.state;
+    this.turn += 1;
+  }
+
+  /** Reads `block` here into a buffer of calls (as a worker would), replayed at its turn. */
+  private async readAhead(block: Block): Promise<void> {
+    this.readingAhead = true;
+    this.blocksReadAhead += 1;
+    block.outcome = await this.read(block, this.hereEncoder);
+    if (!this.hereEncoder.isEmpty) block.held.push(this.hereEncoder.takeBatch());
+    this.readingAhead = false;
+    void this.pump();
+  }
+
+  /** Reads a block read with the wrong state again here, from the state in effect, straight into the sink. */
+  private async readAgain(block: Block): Promise<Outcome> {
+    this.blocksReadAgain += 1;
+    block.assumed = this.state;
+    return await this.read(block, this.blockSink);
+  }
+
+  private async read(block: Block, sink: ObservationSink): Promise<Outcome> {
+    const text = blockText(fileBlockOf(this.job, block.index, this.parser.textPieceBytes));
     try {
-      return { result: await blocks.parseBlock(text, job.context, blockSink, state) };
+      return { result: await this.blocks.parseBlock(text, this.job.context, sink, block.assumed) };
     } catch (error) {
       return { error: error as Error };
     }
-  };
-
-  return await new Promise<BlockParseResult>((resolve, reject) => {
-    const fail = (error: unknown): void => {
-      settled = true;
-      reject(error);
-    };
-
-    /** Replays finished blocks in file order, as far as they go. */
-    const pump = async (): Promise<void> => {
-      if (pumping || settled) return;
-      pumping = true;
-      try {
-        while (turn < job.blockCount) {
-          let outcome: Outcome;
-          const block = sent[turn];
-          if (readsHere(turn, links.length)) {
-            outcome = await readHere(turn);
-          } else if (block === undefined) {
-            break;
-          } else {
-            if (!block.started) startTurn(block);
-            if (block.outcome === undefined) break;
-            outcome = block.outcome;
-            if (block.readAgain) {
-              blocksReadAgain += 1;
-              outcome = await readHere(turn);
-            }
-          }
-          if ('error' in outcome) return fail(withFileLocation(outcome.error, linesBefore));
-          const { result } = outcome;
-          records += result.records;
-          linesBefore += result.lines;
-          limiter.addSuppressed(result.suppressedWarnings);
-          state = result.state;
-          sendState = state;
-          turn += 1;
-        }
-        if (turn === job.blockCount) {
-          limiter.finish(`line ${linesBefore}`);
-          settled = true;
-          resolve({ records, blocks: job.blockCount, blocksReadHere, blocksReadAgain });
-        }
-      } catch (error) {
-        fail(error);
-      } finally {
-        pumping = false;
-      }
-    };
-
-    const onMessage = (link: WorkerLink, message: WorkerMessage): void => {
-      // After a failure, batches still in the queue must not reach the sink.
-      if (settled) return;
-      const block = link.queue[0];
-      if (block === undefined) return fail(new Error(`parse worker: a message (${message.type}) with no block sent`));
-      switch (message.type) {
-        case 'batch':
-          if (!block.started) block.held.push(message);
-          else if (block.readAgain) acknowledge(link, message);
-          else {
-            try {
-              replay(link, message);
-            } catch (error) {
-              fail(error);
-            }
-          }
-          return;
-        case 'block-done':
-        case 'failed':
-          block.outcome = message.type === 'failed' ? { error: deserializeError(message.error) } : { result: message.result };
-          link.queue.shift();
-          send(link);
-          void pump();
-          return;
-        case 'done':
-          return fail(new Error('parse worker: a whole-file result from a block worker'));
-      }
-    };
-
-    for (let count = 0; count < Math.min(workerCount, job.blockCount); count += 1) {
-      const link: WorkerLink = { worker: startParseWorker(job), decoder: new CallDecoder(), queue: [] };
-      links.push(link);
-      link.worker.on('message', (message: WorkerMessage) => onMessage(link, message));
-      link.worker.on('error', fail);
-      link.worker.on('exit', (code) => {
-        if (!settled) fail(new Error(`a parse worker stopped (exit code ${code}) before it finished ${job.input.ref}`));
-      });
-    }
-    for (let round = 0; round < BLOCKS_QUEUED; round += 1) for (const link of links) send(link);
-    void pump();
-  }).finally(async () => {
-    settled = true;
-    await Promise.all(links.map((link) => link.worker.terminate()));
-  });
+  }
 }
 
-/**
- * Blocks a worker is sent ahead of the one it parses: it goes on to the next without waiting for
- * this thread, which may be busy reading a block itself.
- */
-const BLOCKS_QUEUED = 3;
-
-/**
- * With one worker (two cores), this thread reads one block in HERE_CYCLE itself, straight into
- * the sink: replaying and analysing the worker's blocks keeps it busy about half the time, and
- * a worker's parse costs more than one here (its calls are encoded, posted and decoded). With more
- * workers, it only replays.
- */
-const HERE_CYCLE = 3;
-
-function readsHere(index: number, workers: number): boolean {
-  return workers === 1 && index % HERE_CYCLE === HERE_CYCLE - 1;
-}
-
-function acknowledge(link: WorkerLink, batch: BatchMessage): void {
+function acknowledge(link: WorkerLink, batch: EncodedBatch): void {
   const ack: AckMessage = { type: 'ack', buffer: batch.buffer };
   link.worker.postMessage(ack, [batch.buffer]);
 }

@@ -29,9 +29,9 @@ export function parseWorkerModeOf(env: NodeJS.ProcessEnv): ParseWorkerMode {
 }
 
 /**
- * Blocks a file is cut into where several workers read it (parse-in-blocks.ts): a few batches'
+ * Blocks a file is cut into where several threads read it (parse-in-blocks.ts): two batches'
  * worth of text each (protocol.ts BATCH_MAX_TEXT), so that a worker can finish its block while
- * the one before is replayed, and the workers' shares of the file end within a block of each
+ * the one before is replayed, and the threads' shares of the file end within a block of each
  * other. Each block starts a fresh reader: its caches fill again, a device's inventory is sent
  * again, which costs nothing measurable at this size.
  */
@@ -41,9 +41,9 @@ export const PARSE_BLOCK_BYTES = 8 * 1024 * 1024;
 export const PARSE_BLOCK_BYTES_ENV = 'GPU_AUDIT_BLOCK_BYTES';
 
 /**
- * Workers that read one file in blocks, besides this thread, which replays their blocks and
- * reads a block itself whenever its turn comes before a worker took it: one per core but
- * this thread's, at most three (beyond that, the replay is the bound).
+ * Workers that read one file in blocks, besides the main thread, which replays their blocks and
+ * reads blocks itself whenever it would wait for them: one per core but the main thread's, at
+ * most three (beyond that, the replay and analysis in one thread are the bound).
  */
 export function blockWorkerCount(): number {
   return Math.min(3, Math.max(1, availableParallelism() - 1));

@@ -145,8 +145,8 @@ export const MAX_BATCHES_AHEAD = 4;
 
 /**
  * The same for a block worker (parse-in-blocks.ts), whose batches wait for the blocks before
- * theirs: it goes on through the next two blocks (some six batches) while the main thread reads
- * one itself, instead of waiting for it.
+ * theirs: it goes on through a block or two more (two or three batches each) while the main
+ * thread reads one itself, instead of waiting for it.
  */
 export const BLOCK_BATCHES_AHEAD = 8;
 

@@ -187,6 +187,19 @@ describe('device refs', () => {
     expect(refs[4]).not.toBe(refs[0]);
   });
 
+  it('a skipped batch replays nothing, yet the devices it named are known to the batches after it', () => {
+    const encoder = new CallEncoder();
+    const decoder = new CallDecoder();
+    const { sink, calls } = callLog();
+    encoder.sample({ ref, time: 1 });
+    const skipped = encoder.takeBatch();
+    decoder.skip(structuredClone(skipped, { transfer: [skipped.buffer] }));
+    // The encoder sent the ref with the skipped batch only: this one names it by id.
+    encoder.sample({ ref, time: 2 });
+    replayAll(encoder, decoder, sink);
+    expect(calls).toEqual([['sample', { ref, time: 2 }]]);
+  });
+
   it('refs that differ in any one field stay apart, an absent field included', () => {
     const encoder = new CallEncoder();
     const { sink, calls } = callLog();

@@ -158,20 +158,25 @@ describe('reading a file in blocks', () => {
     for (const blockBytes of [64, 333]) expect(await inBlocks(file, blockBytes, 2)).toMatchObject(whole);
   });
 
-  it('reads again, in this thread, a block sent with a header that changed before it', async () => {
-    // From tick 40 on, a concatenated log with another header: no utilization.memory column.
-    const later = queryLog(80).split('\n').slice(1, -1);
-    const otherHeader = 'timestamp, uuid, index, memory.used [MiB], power.draw [W]';
-    const rest = later.slice(160).map((line) => {
+  it('reads again, in this thread, a block read with a header that changed before it', async () => {
+    // From tick 40 on, a concatenated log of other GPUs whose header has memory.used before
+    // memory.total. Its rows read under either header (both cells are MiB), so the blocks read
+    // with the old one send the new GPUs, in calls that are dropped; the blocks after them,
+    // read with the new header, still refer to those GPUs.
+    const rows = queryLog(80).split('\n').slice(1, -1);
+    const otherHeader = HEADER.replace('memory.total [MiB], memory.used [MiB]', 'memory.used [MiB], memory.total [MiB]');
+    const rest = rows.slice(160).map((line) => {
       const cells = line.split(', ');
-      return [cells[0], cells[2], cells[3], cells[5], cells[8]].join(', ');
+      return [cells[0], cells[1], cells[2]!.replace('GPU-0', 'GPU-9'), cells[3], cells[5], cells[4], ...cells.slice(6)].join(', ');
     });
-    const file = write('two-headers.csv', [HEADER, ...later.slice(0, 160), otherHeader, ...rest, ''].join('\n'));
+    const file = write('two-headers.csv', [HEADER, ...rows.slice(0, 160), otherHeader, ...rest, ''].join('\n'));
     const whole = await wholeFile(file);
     expect(whole.records).toBe(320);
-    const blocks = await inBlocks(file, 700, 1);
-    expect(blocks).toMatchObject(whole);
-    expect(blocks.readAgain).toBeGreaterThan(0);
+    for (const [blockBytes, workers] of [[700, 1], [1_500, 2]] as const) {
+      const blocks = await inBlocks(file, blockBytes, workers);
+      expect(blocks).toMatchObject(whole);
+      expect(blocks.readAgain).toBeGreaterThan(0);
+    }
   });
 
   it('limits warnings over the file, not per block: the first ones with their file line numbers, then one count of the rest', async () => {
