@@ -1,18 +1,18 @@
 /**
  * A plain file cut into blocks of whole lines, for reading several at once
- * (worker/parse-in-blocks.ts). Block i holds the lines that start in bytes
- * [i * blockBytes, (i + 1) * blockBytes): it starts after the first newline at or after byte
- * i * blockBytes - 1 and ends after the first newline at or after (i + 1) * blockBytes - 1, so
- * every line belongs to exactly one block whoever reads it, and a block that no line starts in
- * is empty. The last block runs to the end of the file, however long it has grown.
+ * (worker/parse-in-blocks.ts). A block starts at a line that begins with the format's marker
+ * (any line for a CSV, `<?xml` for an XML log, whose documents are independent): block i holds
+ * the lines from the first such line that starts in bytes [i * blockBytes, (i + 1) * blockBytes)
+ * to the first such line at or after (i + 1) * blockBytes. So every line belongs to exactly one
+ * block whoever reads it, a block in which no such line starts is empty, and the first block
+ * starts at the file's start, marker or not. The last block runs to the end of the file, however
+ * long it has grown.
  *
- * Blocks start and end on a newline byte, never inside a UTF-8 character.
+ * Blocks start after a newline byte, never inside a UTF-8 character.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { InputError } from '../model/errors.js';
 import { errorCode, READ_CHUNK_BYTES, Utf8Chunks } from './inputs.js';
-
-const NEWLINE = 0x0a;
 
 /** How many blocks a file of `fileBytes` makes (at least one). */
 export function blockCountOf(fileBytes: number, blockBytes: number): number {
@@ -27,44 +27,49 @@ export interface FileBlock {
   blockBytes: number;
   /** Whether this is the file's last block (it then reads to the end). */
   last: boolean;
+  /** What a line must begin with to start a block ('' for any line). */
+  marker: string;
   /** SourceParser.textPieceBytes: pieces of at most this many bytes; undefined: inputs.ts TEXT_PIECE_BYTES. */
   pieceBytes: number | undefined;
 }
 
-/** The text of one block, decoded as openInput decodes the file (the first block without a byte order mark). */
-export async function* blockText(block: FileBlock): AsyncIterable<string> {
-  const start = block.index * block.blockBytes;
-  const end = block.last ? Infinity : start + block.blockBytes;
-  const handle = await open(block.path, 'r').catch((error: unknown) => {
-    throw cannotRead(error, block.ref);
-  });
+/** Where a block lies in its file: bytes [start, end); Infinity: no line of it starts there, or it runs to the file's end. */
+export interface BlockRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Whether the block holds the end of the file: the last block, or one that runs to the end
+ * because no line after it begins with the marker (the blocks after it are empty).
+ */
+export function holdsFileEnd(block: FileBlock, range: BlockRange): boolean {
+  return block.last || (range.start !== Infinity && range.end === Infinity);
+}
+
+/** Finds where `block` lies in its file (reading a little of it). */
+export async function blockRange(block: FileBlock): Promise<BlockRange> {
+  const handle = await openFile(block);
   try {
+    return await rangeIn(handle, block);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The text of one block, decoded as openInput decodes the file (the first block without a byte order mark). */
+export async function* blockText(block: FileBlock, range?: BlockRange): AsyncIterable<string> {
+  const handle = await openFile(block);
+  try {
+    const { start, end } = range ?? (await rangeIn(handle, block));
+    if (start === Infinity) return;
     const decoder = new Utf8Chunks(start === 0);
     if (block.pieceBytes !== undefined) decoder.pieceBytes = block.pieceBytes;
     const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-    // Position of buffer[0] in the file; before the first line start is found, `lineStart` is -1.
-    let position = start === 0 ? 0 : start - 1;
-    let lineStart = start === 0 ? 0 : -1;
-    for (;;) {
-      const bytesRead = await readAt(handle, buffer, position, block.ref);
+    for (let position = start; position < end;) {
+      const bytesRead = await readAt(handle, buffer, position, Math.min(buffer.length, end - position), block.ref);
       if (bytesRead === 0) break;
-      const bytes = buffer.subarray(0, bytesRead);
-      let from = 0;
-      if (lineStart === -1) {
-        const newline = bytes.indexOf(NEWLINE);
-        if (newline === -1) {
-          position += bytesRead;
-          continue;
-        }
-        lineStart = position + newline + 1;
-        if (lineStart >= end) return; // no line starts in this block
-        from = newline + 1;
-      }
-      // The block ends with the line that holds byte end - 1, newline included.
-      const endSearch = end - 1 - position;
-      const newline = endSearch < bytesRead ? bytes.indexOf(NEWLINE, Math.max(from, endSearch)) : -1;
-      yield* decoder.pieces(bytes.subarray(from, newline === -1 ? bytesRead : newline + 1));
-      if (newline !== -1) return;
+      yield* decoder.pieces(buffer.subarray(0, bytesRead));
       position += bytesRead;
     }
     const rest = decoder.end();
@@ -74,9 +79,43 @@ export async function* blockText(block: FileBlock): AsyncIterable<string> {
   }
 }
 
-async function readAt(handle: FileHandle, buffer: Buffer, position: number, ref: string): Promise<number> {
+async function openFile(block: FileBlock): Promise<FileHandle> {
+  return await open(block.path, 'r').catch((error: unknown) => {
+    throw cannotRead(error, block.ref);
+  });
+}
+
+async function rangeIn(handle: FileHandle, block: FileBlock): Promise<BlockRange> {
+  const pattern = Buffer.from(`\n${block.marker}`, 'utf8');
+  const nominalStart = block.index * block.blockBytes;
+  const nominalEnd = nominalStart + block.blockBytes;
+  const start = block.index === 0 ? 0 : await markedLineAtOrAfter(handle, nominalStart, pattern, block.ref);
+  // No such line starts in this block.
+  if (start === Infinity || (start >= nominalEnd && !block.last)) return { start: Infinity, end: Infinity };
+  const end = block.last ? Infinity : await markedLineAtOrAfter(handle, nominalEnd, pattern, block.ref);
+  return { start, end };
+}
+
+/**
+ * Where the first line at or after byte `from` that begins with the marker starts: the byte after
+ * the first `pattern` (a newline and the marker) that starts at or after `from - 1`; Infinity
+ * when there is none.
+ */
+async function markedLineAtOrAfter(handle: FileHandle, from: number, pattern: Buffer, ref: string): Promise<number> {
+  const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  for (let position = from - 1; ;) {
+    const bytesRead = await readAt(handle, buffer, position, buffer.length, ref);
+    const at = buffer.subarray(0, bytesRead).indexOf(pattern);
+    if (at !== -1) return position + at + 1;
+    if (bytesRead < buffer.length) return Infinity;
+    // The next read starts early enough to find a pattern this one cut.
+    position += bytesRead - (pattern.length - 1);
+  }
+}
+
+async function readAt(handle: FileHandle, buffer: Buffer, position: number, length: number, ref: string): Promise<number> {
   try {
-    return (await handle.read(buffer, 0, buffer.length, position)).bytesRead;
+    return (await handle.read(buffer, 0, length, position)).bytesRead;
   } catch (error) {
     throw cannotRead(error, ref);
   }

@@ -13,9 +13,9 @@
  */
 import { InputError } from '../model/errors.js';
 import type { ObservationSink } from '../model/observations.js';
-import type { ParseResult, SourceContext, SourceParser } from './types.js';
+import type { BlockResult, BlockStart, FileEnd, ParseResult, SourceContext, SourceParser } from './types.js';
 import { XmlDocumentScanner, type ScannedDocument } from './xml/document-scanner.js';
-import type { DefectiveDocument } from './xml/markup.js';
+import { DECLARATION, type DefectiveDocument } from './xml/markup.js';
 import { NVIDIA_SMI_READ_PLAN, NvidiaSmiDocumentMapper } from './xml/nvidia-smi-document.js';
 import { parseRootElement, type XmlNode } from './xml/tree.js';
 
@@ -45,31 +45,71 @@ function location(document: number, line?: number): string {
 export async function readNvidiaSmiLog(
   chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, source: XmlDocumentSource,
 ): Promise<ParseResult> {
+  const log = new LogReader(context, sink);
+  for await (const chunk of chunks) log.handleAll(source.push(chunk));
+  log.handleAll(source.finish());
+  const end = log.fileEnd();
+  if (end.noRecords !== undefined && log.documentsRead === 0) throw new InputError(end.noRecords.message, { file: context.ref, location: end.noRecords.location });
+  if (end.warning !== undefined) sink.warn(end.warning);
+  return { records: log.documentsRead };
+}
+
+/** Maps the documents of one log (or one block of it) to observations, one at a time. */
+class LogReader {
   // An -l log repeats the same fields every interval: report each distinct value problem once.
-  const reported = new Set<string>();
-  const mapper = new NvidiaSmiDocumentMapper(context.host, context.timeZone, sink, (document, message) => {
-    if (reported.has(message)) return;
-    reported.add(message);
-    sink.warn({ location: location(document), message });
-  });
-  let documentsRead = 0;
+  private readonly reported = new Set<string>();
+  private readonly mapper: NvidiaSmiDocumentMapper;
+  documentsRead = 0;
   // A defective document is only fatal if it turns out to be the last one and nothing was read.
-  let unreadable: DefectiveDocument | undefined;
+  private unreadable: DefectiveDocument | undefined;
 
-  const warnUnreadable = (): void => {
+  constructor(
+    private readonly context: SourceContext,
+    private readonly sink: ObservationSink,
+  ) {
+    this.mapper = new NvidiaSmiDocumentMapper(context.host, context.timeZone, sink, (document, message) => {
+      if (this.reported.has(message)) return;
+      this.reported.add(message);
+      sink.warn({ location: location(document), message });
+    });
+  }
+
+  handleAll(documents: readonly ScannedDocument[]): void {
+    for (const document of documents) this.handle(document);
+  }
+
+  /** Warns about the defective document before this one, now known not to be the last. */
+  warnUnreadable(): void {
+    const { unreadable } = this;
     if (unreadable === undefined) return;
-    sink.warn({ location: location(unreadable.number, unreadable.line), message: `${unreadable.problem}; document skipped` });
-    unreadable = undefined;
-  };
+    this.sink.warn({ location: location(unreadable.number, unreadable.line), message: `${unreadable.problem}; document skipped` });
+    this.unreadable = undefined;
+  }
 
-  const handle = (document: ScannedDocument): void => {
-    warnUnreadable();
+  /**
+   * What the end of the input means: the warning about a defective last document, unless no
+   * document was read at all, which makes the input unreadable (the caller knows whether any was).
+   */
+  fileEnd(): FileEnd {
+    const { unreadable } = this;
+    this.unreadable = undefined;
+    if (unreadable !== undefined) {
+      return {
+        warning: { location: location(unreadable.number, unreadable.line), message: `${unreadable.problem}; document skipped` },
+        noRecords: { message: unreadable.problem, location: location(unreadable.number, unreadable.line) },
+      };
+    }
+    return { noRecords: { message: `no <${ROOT}> document found (expected the output of nvidia-smi -q -x)`, location: undefined } };
+  }
+
+  private handle(document: ScannedDocument): void {
+    this.warnUnreadable();
     if (!document.wellFormed) {
-      unreadable = document;
+      this.unreadable = document;
       return;
     }
     if (document.rootName !== ROOT) {
-      sink.warn({ location: location(document.number, document.rootLine), message: `root element is <${document.rootName}>, not <${ROOT}>; document skipped` });
+      this.sink.warn({ location: location(document.number, document.rootLine), message: `root element is <${document.rootName}>, not <${ROOT}>; document skipped` });
       return;
     }
     let root: XmlNode | undefined = document.content;
@@ -78,30 +118,38 @@ export async function readNvidiaSmiLog(
     } catch (error) {
       // Well-formed, yet refused (e.g. a `__proto__` element name): as unreadable as a broken document.
       const reason = error instanceof Error ? error.message : String(error);
-      unreadable = { wellFormed: false, number: document.number, line: document.rootLine, problem: `the XML parser rejected the document: ${reason}` };
+      this.unreadable = { wellFormed: false, number: document.number, line: document.rootLine, problem: `the XML parser rejected the document: ${reason}` };
       return;
     }
-    mapper.map(root, document.number);
-    documentsRead += 1;
-  };
-
-  for await (const chunk of chunks) {
-    for (const document of source.push(chunk)) handle(document);
+    this.mapper.map(root, document.number);
+    this.documentsRead += 1;
   }
-  for (const document of source.finish()) handle(document);
-
-  if (unreadable !== undefined && documentsRead === 0) {
-    throw new InputError(unreadable.problem, { file: context.ref, location: location(unreadable.number, unreadable.line) });
-  }
-  warnUnreadable();
-  if (documentsRead === 0) {
-    throw new InputError(`no <${ROOT}> document found (expected the output of nvidia-smi -q -x)`, { file: context.ref });
-  }
-  return { records: documentsRead };
 }
 
 function parse(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink): Promise<ParseResult> {
   return readNvidiaSmiLog(chunks, context, sink, new XmlDocumentScanner(NVIDIA_SMI_READ_PLAN));
+}
+
+/**
+ * One block of a long log (SourceParser.blocks): blocks start at a `<?xml` line, and an
+ * nvidia-smi document needs nothing from the ones before it. The block after this one can be read
+ * on its own unless this one ends inside a construct that runs on over its last newline (never in
+ * what nvidia-smi writes): the reader then reads the rest of the file from this block's start.
+ */
+async function parseBlock(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, start: BlockStart): Promise<BlockResult> {
+  const scanner = new XmlDocumentScanner(NVIDIA_SMI_READ_PLAN);
+  const log = new LogReader(context, sink);
+  for await (const chunk of chunks) log.handleAll(scanner.push(chunk));
+  if (start.last) {
+    log.handleAll(scanner.finish());
+    return { records: log.documentsRead, lines: scanner.line - 1, documents: scanner.documents, state: undefined, suppressedWarnings: 0, fileEnd: log.fileEnd() };
+  }
+  const lines = scanner.line - 1;
+  const end = scanner.endBlock();
+  log.handleAll(end.documents);
+  // The next document, in the next block, would warn about this block's last one now.
+  log.warnUnreadable();
+  return { records: log.documentsRead, lines, documents: scanner.documents, state: undefined, suppressedWarnings: 0, runsOver: !end.nextBlockAlone };
 }
 
 export const nvidiaSmiXml: SourceParser = {
@@ -115,4 +163,12 @@ export const nvidiaSmiXml: SourceParser = {
   // and 235 instead of 200 MiB peak RSS, as dead ones count towards a collection only past
   // some 64 MB).
   textPieceBytes: Number.POSITIVE_INFINITY,
+  blocks: {
+    lineMarker: DECLARATION,
+    initialState: () => undefined,
+    mayRunOver: true,
+    // Located at a document, without a line: a value problem, which a log reports once (LogReader).
+    oncePerFile: (warning) => /^document \d+$/.test(warning.location),
+    parseBlock: (chunks, context, sink, start) => parseBlock(chunks, context, sink, start),
+  },
 };

@@ -1,4 +1,4 @@
-import type { ObservationSink } from '../model/observations.js';
+import type { ObservationSink, SourceWarning } from '../model/observations.js';
 
 /** Everything a parser needs to know about the input besides its bytes. */
 export interface SourceContext {
@@ -38,34 +38,69 @@ export interface SourceParser {
 }
 
 /**
- * Reading one file in blocks of whole lines, each in a worker of its own
+ * Reading one file in blocks of whole lines, each in a thread of its own
  * (worker/parse-in-blocks.ts), replayed in file order: a format whose lines need nothing from
- * the lines before them but a small `state` (the CSV header in effect). Each block's calls on
- * the sink must then be those the whole-file `parse` makes for its lines, with these
- * differences, which the block reader undoes or which change nothing:
+ * the lines before them but a small `state` (the CSV header in effect), or nothing at all (the
+ * documents of an XML log). Each block's calls on the sink must then be those the whole-file
+ * `parse` makes for its lines, with these differences, which the block reader undoes or which
+ * change nothing:
  *
- * - locations are `line N` counted from the block's first line (the reader adds the lines
- *   before it);
- * - warnings are limited per block as WarningLimiter does, without the closing summary (the
- *   reader limits them over the file and writes it);
+ * - locations are `line N` counted from the block's first line, `document N` from its first
+ *   document (the reader adds the lines and documents before it);
+ * - warnings are limited per block as WarningLimiter does, without the closing count, where
+ *   `limitsWarnings` (the reader limits them over the file and writes it), and those
+ *   `oncePerFile` says are given once per block (the reader keeps the first of each message);
  * - a device's inventory may be sent again unchanged at its first row in a block (the
- *   analysis keeps the first value of each field).
+ *   analysis keeps the first value of each field);
+ * - the last block leaves what the file's end means to the reader (`fileEnd`).
  */
 export interface BlockParsing {
+  /** What a line must begin with for a block to start there (file-blocks.ts); default: any line. */
+  lineMarker?: string;
   /** The state in effect after the head (a block assumes it until the reader knows better). */
   initialState(head: string): string | undefined;
+  /** Warnings are limited per file as WarningLimiter limits them. */
+  limitsWarnings?: boolean;
+  /** Warnings given once per file, by message. */
+  oncePerFile?(warning: SourceWarning): boolean;
   /**
-   * Reads the text of one block: `state` is that in effect at its start, undefined for the
-   * block that starts the file.
+   * A block's last construct may run on into the next block (BlockResult.runsOver): its calls are
+   * replayed only once it is read, and dropped if it does. Such a parser keeps no state
+   * (initialState and every block's state undefined), so that no block is read again for one.
    */
-  parseBlock(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, state: string | undefined): Promise<BlockResult>;
+  mayRunOver?: boolean;
+  parseBlock(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, start: BlockStart): Promise<BlockResult>;
+}
+
+export interface BlockStart {
+  /** The state in effect at the block's start, undefined for the block that starts the file. */
+  state: string | undefined;
+  /** The block runs to the end of the file. */
+  last: boolean;
 }
 
 export interface BlockResult extends ParseResult {
   /** Lines in the block. */
   lines: number;
+  /** Documents in the block, where locations name documents. */
+  documents?: number;
   /** The state in effect at the block's end. */
   state: string | undefined;
-  /** Warnings the block counted and did not send. */
+  /** Warnings the block counted and did not send (limitsWarnings). */
   suppressedWarnings: number;
+  /**
+   * The block ends inside a construct that the next block's text goes on with: the blocks after
+   * it cannot be read on their own, and the rest of the file is read in one piece from its start.
+   */
+  runsOver?: boolean;
+  /** The last block's: what the file's end means. */
+  fileEnd?: FileEnd;
+}
+
+/** What the end of a file means, which depends on whether any record of it was read. */
+export interface FileEnd {
+  /** Given when some record was read. */
+  warning?: SourceWarning;
+  /** The InputError when none was (message and location, in the last block's terms). */
+  noRecords: { message: string; location: string | undefined };
 }

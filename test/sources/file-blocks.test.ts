@@ -25,7 +25,7 @@ function fileWith(name: string, content: string | Buffer): string {
 }
 
 function blockOf(file: string, index: number, blockBytes: number, last: boolean, pieceBytes?: number): FileBlock {
-  return { path: file, ref: 'input.log', index, blockBytes, last, pieceBytes };
+  return { path: file, ref: 'input.log', index, blockBytes, last, marker: '', pieceBytes };
 }
 
 async function textOf(block: FileBlock): Promise<string> {

@@ -47,9 +47,10 @@ export function queryCsvParser<Row>(definition: {
     blocks: {
       // Detection found the header on the head's first line.
       initialState: (head) => leadingLines(head, 1)[0],
-      async parseBlock(chunks, context, sink, state): Promise<BlockResult> {
+      limitsWarnings: true,
+      async parseBlock(chunks, context, sink, start): Promise<BlockResult> {
         const warnings = new WarningLimiter(sink);
-        const { reader, lines } = await readTable(chunks, context, sink, warnings, state);
+        const { reader, lines } = await readTable(chunks, context, sink, warnings, start.state);
         return { records: reader.rows, lines, state: reader.header, suppressedWarnings: warnings.suppressedCount };
       },
     },

@@ -19,10 +19,10 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { InputError } from '../../model/errors.js';
-import type { ObservationSink } from '../../model/observations.js';
-import { blockCountOf, blockText } from '../file-blocks.js';
+import type { ObservationSink, SourceWarning } from '../../model/observations.js';
+import { blockCountOf, blockRange, blockText, holdsFileEnd } from '../file-blocks.js';
 import { WarningLimiter } from '../text/warnings.js';
-import type { BlockParsing, BlockResult, ParseResult, SourceParser } from '../types.js';
+import type { BlockParsing, BlockResult, FileEnd, ParseResult, SourceParser } from '../types.js';
 import { CallDecoder } from './call-decoder.js';
 import { CallEncoder } from './call-encoder.js';
 import { deserializeError } from './errors.js';
@@ -85,7 +85,7 @@ export async function parseInBlocks(request: BlockRequest, parser: SourceParser,
   const blocks = parser.blocks;
   if (blocks === undefined) throw new Error(`the parser of format ${parser.format} cannot read blocks`);
   const { fileBytes, workers, ...rest } = request;
-  const job: BlockJob = { ...rest, kind: 'blocks', format: parser.format, blockCount: blockCountOf(fileBytes, request.blockBytes) };
+  const job: BlockJob = { ...rest, kind: 'blocks', format: parser.format, blockCount: blockCountOf(fileBytes, request.blockBytes), marker: blocks.lineMarker ?? '' };
   const replay = new BlockReplay(job, parser, blocks, head, sink);
   try {
     return await replay.run(Math.min(workers, job.blockCount));
@@ -98,11 +98,15 @@ class BlockReplay {
   private readonly links: WorkerLink[] = [];
   /** Blocks by index, once sent to a worker or read here. */
   private readonly sent: Block[] = [];
-  private readonly limiter: WarningLimiter;
+  /** Limits the file's warnings, where the parser limits them (BlockParsing.limitsWarnings). */
+  private readonly limiter: WarningLimiter | undefined;
+  /** Messages of the warnings given once per file (BlockParsing.oncePerFile). */
+  private readonly givenOnce = new Set<string>();
   /** The calls of the block whose turn it is, with its locations made the file's. */
   private readonly blockSink: ObservationSink;
   private turn = 0;
   private linesBefore = 0;
+  private documentsBefore = 0;
   private records = 0;
   /** The state in effect at the turn's block, and the one new blocks are read with. */
   private state: string | undefined;
@@ -126,11 +130,10 @@ class BlockReplay {
     private readonly parser: SourceParser,
     private readonly blocks: BlockParsing,
     head: string,
-    sink: ObservationSink,
+    private readonly sink: ObservationSink,
   ) {
     this.readState = blocks.initialState(head);
-    const limiter = new WarningLimiter(sink);
-    this.limiter = limiter;
+    this.limiter = blocks.limitsWarnings === true ? new WarningLimiter(sink) : undefined;
     this.blockSink = {
       device: (info) => sink.device(info),
       sample: (sample) => sink.sample(sample),
@@ -139,7 +142,7 @@ class BlockReplay {
       hostCpu: (sample) => sink.hostCpu?.(sample),
       containerCpu: (sample) => sink.containerCpu?.(sample),
       processCpu: (sample) => sink.processCpu?.(sample),
-      warn: (warning) => limiter.warn(fileLineLocation(warning.location, this.linesBefore), warning.message),
+      warn: (warning) => this.warn(warning),
     };
   }
 
@@ -248,20 +251,19 @@ class BlockReplay {
     this.pumping = true;
     try {
       for (let block = this.sent[this.turn]; block !== undefined && !this.settled; block = this.sent[this.turn]) {
-        // A block read ahead here is replayed once read, a worker's as its batches come.
-        if (block.outcome === undefined && block.link === undefined) break;
+        // A worker's block replays as its batches come, unless it may run over; others once read.
+        const streams = block.link !== undefined && this.blocks.mayRunOver !== true;
+        if (block.outcome === undefined && !streams) break;
+        if (!block.started && block.outcome !== undefined && 'result' in block.outcome && block.outcome.result.runsOver === true) {
+          return await this.readRest(block);
+        }
         if (!block.started) this.startTurn(block);
         if (block.outcome === undefined) break;
         const outcome = block.readAgain ? await this.readAgain(block) : block.outcome;
-        if ('error' in outcome) return this.fail(withFileLocation(outcome.error, this.linesBefore));
+        if ('error' in outcome) return this.fail(this.withFileLocation(outcome.error));
         this.finishTurn(outcome.result);
       }
-      if (this.turn === this.job.blockCount) {
-        this.limiter.finish(`line ${this.linesBefore}`);
-        this.settled = true;
-        this.resolve({ records: this.records, blocks: this.job.blockCount, blocksReadAhead: this.blocksReadAhead, blocksReadAgain: this.blocksReadAgain });
-        return;
-      }
+      if (this.turn === this.job.blockCount) return this.finish();
       if (!this.readingAhead && !this.settled) {
         const block = this.take(undefined);
         if (block !== undefined) void this.readAhead(block);
@@ -285,19 +287,46 @@ class BlockReplay {
   }
 
   private finishTurn(result: BlockResult): void {
+    if (result.fileEnd !== undefined) this.fileEnd(result.fileEnd, result.records);
     this.records += result.records;
     this.linesBefore += result.lines;
-    this.limiter.addSuppressed(result.suppressedWarnings);
+    this.documentsBefore += result.documents ?? 0;
+    this.limiter?.addSuppressed(result.suppressedWarnings);
     this.state = result.state;
     this.readState = result.state;
     this.turn += 1;
+  }
+
+  /** What the file's end means, told by its last block, which read `records` of them. */
+  private fileEnd(end: FileEnd, records: number): void {
+    if (this.records + records === 0) {
+      const location = end.noRecords.location === undefined ? undefined : this.fileLocation(end.noRecords.location);
+      throw new InputError(end.noRecords.message, { file: this.job.input.ref, location });
+    }
+    if (end.warning !== undefined) this.warn(end.warning);
+  }
+
+  private finish(): void {
+    this.limiter?.finish(`line ${this.linesBefore}`);
+    this.settled = true;
+    this.resolve({ records: this.records, blocks: this.job.blockCount, blocksReadAhead: this.blocksReadAhead, blocksReadAgain: this.blocksReadAgain });
+  }
+
+  private warn(warning: SourceWarning): void {
+    if (this.blocks.oncePerFile?.(warning) === true) {
+      if (this.givenOnce.has(warning.message)) return;
+      this.givenOnce.add(warning.message);
+    }
+    const location = this.fileLocation(warning.location);
+    if (this.limiter === undefined) this.sink.warn({ location, message: warning.message });
+    else this.limiter.warn(location, warning.message);
   }
 
   /** Reads `block` here into a buffer of calls (as a worker would), replayed at its turn. */
   private async readAhead(block: Block): Promise<void> {
     this.readingAhead = true;
     this.blocksReadAhead += 1;
-    block.outcome = await this.read(block, this.hereEncoder);
+    block.outcome = await this.read(block, this.hereEncoder, false);
     if (!this.hereEncoder.isEmpty) block.held.push(this.hereEncoder.takeBatch());
     this.readingAhead = false;
     void this.pump();
@@ -307,33 +336,54 @@ class BlockReplay {
   private async readAgain(block: Block): Promise<Outcome> {
     this.blocksReadAgain += 1;
     block.assumed = this.state;
-    return await this.read(block, this.blockSink);
+    return await this.read(block, this.blockSink, false);
   }
 
-  private async read(block: Block, sink: ObservationSink): Promise<Outcome> {
-    const text = blockText(fileBlockOf(this.job, block.index, this.parser.textPieceBytes));
+  /**
+   * The block ran over into the next (BlockResult.runsOver): its calls are dropped, and the file
+   * from its start to the end is read here as one block, straight into the sink.
+   */
+  private async readRest(block: Block): Promise<void> {
+    block.started = true;
+    for (const batch of block.held) this.drop(block, batch);
+    block.held = [];
+    this.blocksReadAgain += 1;
+    const outcome = await this.read(block, this.blockSink, true);
+    if ('error' in outcome) return this.fail(this.withFileLocation(outcome.error));
+    this.finishTurn(outcome.result);
+    this.turn = this.job.blockCount;
+    this.finish();
+  }
+
+  /** Reads `block` (with the rest of the file after it, if `toEnd`) from the state it assumes. */
+  private async read(block: Block, sink: ObservationSink, toEnd: boolean): Promise<Outcome> {
+    const fileBlock = fileBlockOf(this.job, block.index, this.parser.textPieceBytes);
+    if (toEnd) fileBlock.last = true;
     try {
-      return { result: await this.blocks.parseBlock(text, this.job.context, sink, block.assumed) };
+      const range = await blockRange(fileBlock);
+      const start = { state: block.assumed, last: holdsFileEnd(fileBlock, range) };
+      return { result: await this.blocks.parseBlock(blockText(fileBlock, range), this.job.context, sink, start) };
     } catch (error) {
       return { error: error as Error };
     }
   }
+
+  /** A block's `line N` and `document N` as the file's: the lines and documents before it further on. */
+  private fileLocation(location: string): string {
+    return location.replace(BLOCK_LOCATION, (_, kind: string, number: string) => `${kind} ${Number(number) + (kind === 'line' ? this.linesBefore : this.documentsBefore)}`);
+  }
+
+  private withFileLocation(error: Error): Error {
+    if (!(error instanceof InputError) || error.location === undefined) return error;
+    return new InputError(error.message, { file: error.file, location: this.fileLocation(error.location), cause: error.cause });
+  }
 }
+
+/** The numbers of a location that count from a block's start. */
+const BLOCK_LOCATION = /\b(line|document) (\d+)\b/g;
 
 function acknowledge(link: WorkerLink, batch: EncodedBatch): void {
   const ack: AckMessage = { type: 'ack', buffer: batch.buffer };
   link.worker.postMessage(ack, [batch.buffer]);
 }
 
-const LINE_LOCATION = /^line (\d+)$/;
-
-/** A block's `line N` as the file's line, `linesBefore` lines further on; any other location as it is. */
-export function fileLineLocation(location: string, linesBefore: number): string {
-  const match = LINE_LOCATION.exec(location);
-  return match === null ? location : `line ${Number(match[1]) + linesBefore}`;
-}
-
-function withFileLocation(error: Error, linesBefore: number): Error {
-  if (!(error instanceof InputError) || error.location === undefined) return error;
-  return new InputError(error.message, { file: error.file, location: fileLineLocation(error.location, linesBefore), cause: error.cause });
-}

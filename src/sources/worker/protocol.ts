@@ -29,11 +29,13 @@ export interface BlockJob extends ParseJob {
   path: string;
   blockBytes: number;
   blockCount: number;
+  /** BlockParsing.lineMarker ('' for none). */
+  marker: string;
 }
 
 /** Block `index` of the job's file, in text pieces of at most `pieceBytes` (SourceParser.textPieceBytes). */
 export function fileBlockOf(job: BlockJob, index: number, pieceBytes: number | undefined): FileBlock {
-  return { path: job.path, ref: job.input.ref, index, blockBytes: job.blockBytes, last: index === job.blockCount - 1, pieceBytes };
+  return { path: job.path, ref: job.input.ref, index, blockBytes: job.blockBytes, last: index === job.blockCount - 1, marker: job.marker, pieceBytes };
 }
 
 /** Main -> block worker: parse block `index`, starting in `state` (BlockParsing.parseBlock). */

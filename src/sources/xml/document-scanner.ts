@@ -187,6 +187,34 @@ export class XmlDocumentScanner {
   }
 
   /**
+   * Ends a block of the input after which the input goes on with a `<?xml` line
+   * (file-blocks.ts): returns what that declaration completes, as it would here (the document it
+   * cuts short), and whether the next block can be read on its own. It can when the scanner
+   * stands where a declaration starts a document (in text, between documents or inside a root's
+   * content, or skipping to the next declaration): its scan then goes on as this one would. It
+   * cannot inside any other construct (a comment or tag running on over a newline), whose end
+   * only this scanner would find.
+   */
+  endBlock(): { documents: ScannedDocument[]; nextBlockAlone: boolean } {
+    this.output = [];
+    const nextBlockAlone = this.state === 'text' || this.state === 'skip';
+    if (this.state === 'text') this.declaration(this.chunk.length);
+    this.resetDocument();
+    this.state = 'text';
+    return { documents: this.output, nextBlockAlone };
+  }
+
+  /** Lines begun so far (the line the next character is on). */
+  get line(): number {
+    return this.lines.lineAt(this.chunk.length);
+  }
+
+  /** Documents handed on so far, defective ones included. */
+  get documents(): number {
+    return this.emitted;
+  }
+
+  /**
    * Inside the root element: reads whole, usual tags in one step each and returns where
    * the state machine must take over (at the '<' of anything else), or the chunk's end.
    * Reads stay below the chunk's length: charCodeAt past the end returns NaN, and V8 then

@@ -5,7 +5,7 @@
  * device's inventory sent again unchanged at the start of a block, is dropped by the log below
  * (the analysis keeps the first value of each field, so it changes nothing).
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -197,6 +197,95 @@ describe('reading a file in blocks', () => {
     // Row 70 x 4 + 2 = 282 is line 284.
     expect(whole.error).toBe(`long-line.csv: line 284: line longer than ${MAX_LINE_CHARS} characters: not line-oriented telemetry text`);
     for (const [blockBytes, workers] of [[4_096, 1], [65_536, 2]] as const) expect(await inBlocks(file, blockBytes, workers)).toEqual(whole);
+  });
+});
+
+describe('reading an nvidia-smi XML log in blocks, which start at a <?xml line', () => {
+  let directory: string;
+  const write = (name: string, text: string): string => {
+    const file = path.join(directory, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  beforeAll(() => {
+    directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-xml-blocks-'));
+  });
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  /** A `-l` log of `count` copies of a corpus document, each a second after the one before. */
+  const logOf = (document: string, count: number): string[] =>
+    Array.from({ length: count }, (_, copy) => document.replace(/<timestamp>[^<]*<\/timestamp>/, `<timestamp>Mon Apr 24 16:22:${String(10 + copy).padStart(2, '0')} 2023</timestamp>`));
+  const t4 = (): string => readFileSync(corpusFiles('nvidia-smi-xml').find((file) => file.endsWith('telegraf-tesla-t4.xml'))!, 'utf8');
+
+  it('gives the calls of the whole-file parse on a log of each corpus document, in blocks of a third of a document', async () => {
+    for (const source of corpusFiles('nvidia-smi-xml')) {
+      const document = readFileSync(source, 'utf8');
+      const file = write(path.basename(source), logOf(document, 4).join(''));
+      const whole = await wholeFile(file);
+      expect(whole.records, path.basename(source)).toBe(4);
+      const third = Math.ceil(Buffer.byteLength(document) / 3);
+      expect(await inBlocks(file, third, 2), path.basename(source)).toMatchObject(whole);
+    }
+  });
+
+  it('numbers documents and lines over the file, and gives a value problem once per file', async () => {
+    // Every document has an unreadable gpu_util: one warning, at document 1. The third is cut
+    // short at a line end, so the next declaration, a block's first line, finds it unfinished.
+    const documents = logOf(t4().replace(/<gpu_util>[^<]*<\/gpu_util>/, '<gpu_util>lots %</gpu_util>'), 6);
+    documents[2] = documents[2]!.slice(0, documents[2]!.indexOf('<fb_memory_usage>'));
+    const file = write('defects.xml', documents.join(''));
+    const whole = await wholeFile(file);
+    expect(whole.records).toBe(5);
+    expect(whole.calls.filter((call) => call.startsWith('warn '))).toEqual([
+      'warn document 1: GPU 00000000:00:1E.0: utilization/gpu_util: "lots %" is not a number; value ignored',
+      expect.stringMatching(/^warn document 3, line \d+: a new document begins inside <gpu> \(expected <\/gpu>\): the document is cut short; document skipped$/),
+    ]);
+    for (const [blockBytes, workers] of [[4_000, 1], [9_000, 2], [30_000, 1]] as const) {
+      expect(await inBlocks(file, blockBytes, workers), `blocks of ${blockBytes} bytes`).toMatchObject(whole);
+    }
+  });
+
+  it('a document cut mid-line, and a last one cut short, as one thread reads them', async () => {
+    const documents = logOf(t4(), 5);
+    documents[1] = documents[1]!.slice(0, documents[1]!.indexOf('<product_name>') + 20);
+    documents[4] = documents[4]!.slice(0, documents[4]!.indexOf('</nvidia_smi_log>'));
+    const file = write('cut.xml', documents.join(''));
+    const whole = await wholeFile(file);
+    expect(whole.records).toBe(3);
+    expect(whole.calls.filter((call) => call.startsWith('warn '))).toHaveLength(2);
+    for (const blockBytes of [2_500, 7_000]) expect(await inBlocks(file, blockBytes, 2)).toMatchObject(whole);
+  });
+
+  it('reads the rest of the file in one piece from a block that ends inside a comment running over a <?xml line', async () => {
+    // nvidia-smi writes no comments: the blocks after the comment's start cannot be read alone.
+    const documents = logOf(t4(), 6);
+    documents[2] = documents[2]!.replace('</nvidia_smi_log>', '</nvidia_smi_log>\n<!-- a note\n');
+    documents[3] = `${documents[3]!.replace('<?xml', '<?xml-not')}-->\n`;
+    const file = write('comment.xml', documents.join(''));
+    const whole = await wholeFile(file);
+    expect(whole.records).toBe(5);
+    const blocks = await inBlocks(file, 6_000, 2);
+    expect(blocks).toMatchObject(whole);
+    expect(blocks.readAgain).toBe(1);
+  });
+
+  it('blocks in which no document starts say nothing of the file end, even before the first readable document', async () => {
+    // The first document is cut short just before its end: some 18 KB, nine blocks of 2,000
+    // bytes, eight of them empty, read before any document was.
+    const documents = logOf(t4(), 3);
+    documents[0] = documents[0]!.slice(0, documents[0]!.indexOf('</nvidia_smi_log>'));
+    const file = write('late.xml', documents.join(''));
+    const whole = await wholeFile(file);
+    expect(whole.records).toBe(2);
+    expect(await inBlocks(file, 2_000, 2)).toMatchObject(whole);
+  });
+
+  it('a log with no readable document fails with the error one thread gives', async () => {
+    const broken = logOf(t4(), 4).map((document) => document.slice(0, document.indexOf('<fb_memory_usage>')));
+    const file = write('broken.xml', broken.join(''));
+    const whole = await wholeFile(file);
+    expect(whole.error).toMatch(/^broken\.xml: document 4, line \d+: input ends inside <gpu>/);
+    for (const blockBytes of [2_000, 5_000]) expect(await inBlocks(file, blockBytes, 2)).toEqual(whole);
   });
 });
 
