@@ -4,7 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/model/errors.js';
-import { blockCountOf, blockText, type FileBlock } from '../../src/sources/file-blocks.js';
+import { blockCountOf, blockRange, blockText, holdsFileEnd, type BlockRange, type FileBlock } from '../../src/sources/file-blocks.js';
 import { READ_CHUNK_BYTES } from '../../src/sources/inputs.js';
 
 let directory: string;
@@ -258,5 +258,230 @@ describe('blockText, for any file of lines and any block and piece size', () => 
       });
       expect(blocks).toEqual(expected);
     }), RUNS);
+  });
+});
+
+// ---- Blocks that start only at a line beginning with a marker (nvidia-smi XML logs) ----
+
+const XML = '<?xml';
+
+function markedBlockOf(file: string, index: number, blockBytes: number, last: boolean): FileBlock {
+  return { path: file, ref: 'input.xml', index, blockBytes, last, marker: XML, pieceBytes: undefined };
+}
+
+/** Every block of the file cut at `<?xml` lines, with its range and its text read through that range. */
+async function markedBlocksOf(file: string, blockBytes: number): Promise<{ ranges: BlockRange[]; texts: string[]; holdsEnd: boolean[] }> {
+  const count = blockCountOf(statSync(file).size, blockBytes);
+  const ranges: BlockRange[] = [];
+  const texts: string[] = [];
+  const holdsEnd: boolean[] = [];
+  for (let index = 0; index < count; index++) {
+    const block = markedBlockOf(file, index, blockBytes, index === count - 1);
+    const range = await blockRange(block);
+    let text = '';
+    for await (const piece of blockText(block, range)) text += piece;
+    ranges.push(range);
+    texts.push(text);
+    holdsEnd.push(holdsFileEnd(block, range));
+  }
+  return { ranges, texts, holdsEnd };
+}
+
+const EMPTY: BlockRange = { start: Infinity, end: Infinity };
+
+describe('blocks cut at lines that begin with a marker, worked examples', () => {
+  // "a\n<?xml 1\nb\n<?xml 2\n" is 20 bytes: "a" 0, newline 1, "<?xml 1" 2-8, newline 9, "b" 10,
+  // newline 11, "<?xml 2" 12-18, newline 19. Lines begin with <?xml at 2 and 12 only.
+  const twoDocuments = 'a\n<?xml 1\nb\n<?xml 2\n';
+
+  it('starts a block only at a marked line, leaving the blocks in which none starts empty (B = 3)', async () => {
+    // B = 3: ceil(20 / 3) = 7 blocks. Block 0 starts at 0 (no marker needed) and ends at the first
+    // marked line at or after 3: 12. Blocks 1 [3,6), 2 [6,9) and 3 [9,12): the first marked line
+    // at or after their start is 12, at or past their end: empty. Block 4 [12,15) starts at 12 and,
+    // no marked line starting at or after 15, runs to the end of the file: it holds the end, so
+    // blocks 5 [15,18) and 6 [18,20) (the last, which holds the end too) are empty.
+    const file = fileWith('two-documents-3.xml', twoDocuments);
+    const { ranges, texts, holdsEnd } = await markedBlocksOf(file, 3);
+    expect(ranges).toEqual([{ start: 0, end: 12 }, EMPTY, EMPTY, EMPTY, { start: 12, end: Infinity }, EMPTY, EMPTY]);
+    expect(texts).toEqual(['a\n<?xml 1\nb\n', '', '', '', '<?xml 2\n', '', '']);
+    expect(holdsEnd).toEqual([false, false, false, false, true, false, true]);
+  });
+
+  it('gives each marked line to the block its first byte lies in (B = 5)', async () => {
+    // B = 5: ceil(20 / 5) = 4 blocks. Block 0 [0,5) ends at the first marked line at or after 5:
+    // 12 (the one at 2 is inside it). Block 1 [5,10): first marked line at or after 5 is 12 >= 10,
+    // empty. Block 2 [10,15) starts at 12 and runs to the end (none at or after 15). Block 3
+    // [15,20), the last: none at or after 15, empty.
+    const file = fileWith('two-documents-5.xml', twoDocuments);
+    const { ranges, texts, holdsEnd } = await markedBlocksOf(file, 5);
+    expect(ranges).toEqual([{ start: 0, end: 12 }, EMPTY, { start: 12, end: Infinity }, EMPTY]);
+    expect(texts).toEqual(['a\n<?xml 1\nb\n', '', '<?xml 2\n', '']);
+    expect(holdsEnd).toEqual([false, false, true, true]);
+  });
+
+  it('ignores <?xml inside a line and lines that begin with only part of it', async () => {
+    // "x <?xml\n<?xm\n<?xml a\n": newlines at 7, 12 and 20; lines start at 0, 8 and 13 and only
+    // the one at 13 begins with <?xml. B = 4: 6 blocks. Block 0 ends at 13; blocks 1 [4,8),
+    // 2 [8,12) hold no marked line start (the first at or after 4 or 8 is 13); block 3 [12,16)
+    // starts at 13 and runs to the end; blocks 4 [16,20) and 5 [20,21) are empty.
+    const file = fileWith('decoys.xml', 'x <?xml\n<?xm\n<?xml a\n');
+    const { ranges, texts } = await markedBlocksOf(file, 4);
+    expect(ranges).toEqual([{ start: 0, end: 13 }, EMPTY, EMPTY, { start: 13, end: Infinity }, EMPTY, EMPTY]);
+    expect(texts).toEqual(['x <?xml\n<?xm\n', '', '', '<?xml a\n', '', '']);
+  });
+
+  it('lets block 0 start at byte 0 whatever its first line, and the last block run to the end', async () => {
+    // "abc\n" (4 bytes, no marked line) with B = 2: 2 blocks. Block 0 [0,2) starts at 0 and runs
+    // to the end, no marked line following; block 1, the last, finds none at or after 2: empty.
+    const file = fileWith('no-marker.xml', 'abc\n');
+    const { ranges, texts, holdsEnd } = await markedBlocksOf(file, 2);
+    expect(ranges).toEqual([{ start: 0, end: Infinity }, EMPTY]);
+    expect(texts).toEqual(['abc\n', '']);
+    expect(holdsEnd).toEqual([true, true]);
+  });
+
+  // R = READ_CHUNK_BYTES, B = R. The search for block 1 (and for block 0's end) starts at B - 1 =
+  // R - 1 and reads [R-1, 2R-1), then from 2R-1 - 5 on (6-byte "\n<?xml", 5 bytes of overlap).
+  // The file is "<?xml 0\n" (0-7), a line of a's from 8, its newline at n = 2R-1 - cut, so that
+  // only `cut` bytes of "\n<?xml" lie in the first read, then the next line from n + 1.
+  describe.each([1, 2, 3, 4, 5])('a "\\n<?xml" of which the first read of the search holds %i bytes', (cut) => {
+    const R = READ_CHUNK_BYTES;
+    const newline = 2 * R - 1 - cut;
+    const head = `<?xml 0\n${'a'.repeat(newline - 8)}`;
+
+    it('starts the block at that marked line', async () => {
+      // "<?xml 1\n" from n + 1 = 2R - cut: 2R - cut + 8 bytes, 3 blocks. Block 0 [0,R) ends at
+      // 2R - cut; block 1 [R,2R) starts there and runs to the end (no marked line at or after
+      // 2R); block 2 [2R, 2R - cut + 8), the last, is empty.
+      const file = fileWith(`straddle-${cut}.xml`, `${head}\n<?xml 1\n`);
+      const { ranges, texts, holdsEnd } = await markedBlocksOf(file, R);
+      expect(ranges).toEqual([{ start: 0, end: 2 * R - cut }, { start: 2 * R - cut, end: Infinity }, EMPTY]);
+      expect(texts[1]).toBe('<?xml 1\n');
+      expect(holdsEnd).toEqual([false, true, true]);
+    });
+
+    it('does not take a line that begins with "<?xm" only for one', async () => {
+      // "<?xm!\n" from n + 1 = 2R - cut, then "<?xml 1\n" from 2R - cut + 6 >= 2R: 2R - cut + 14
+      // bytes, 3 blocks. Block 0 ends at the marked line at 2R - cut + 6, which block 1 [R,2R)
+      // does not hold: empty; block 2, the last, starts there.
+      const file = fileWith(`straddle-decoy-${cut}.xml`, `${head}\n<?xm!\n<?xml 1\n`);
+      const { ranges, texts } = await markedBlocksOf(file, R);
+      expect(ranges).toEqual([{ start: 0, end: 2 * R - cut + 6 }, EMPTY, { start: 2 * R - cut + 6, end: Infinity }]);
+      expect(texts[2]).toBe('<?xml 1\n');
+    });
+  });
+});
+
+// Lines that begin with <?xml, with only "<?xm", or with other text; bodies that may hold <?xml
+// further in, multi-byte characters and a lone \r; \n or \r\n line ends; now and then a BOM.
+const markedLineHead = fc.constantFrom(XML, XML, '<?xm', '', 'a', ' <?xml', '\uFEFF<?xml');
+const markedLineBody = fc.array(fc.constantFrom('a', ' ', '<', '?', 'x', XML, 'é', '€', '😀', '\r'), { maxLength: 6 })
+  .map((parts) => parts.join(''));
+const markedLine = fc.tuple(markedLineHead, markedLineBody).map(([lineHead, body]) => lineHead + body);
+
+interface MarkedCase {
+  bytes: Buffer;
+  blockBytes: number;
+}
+
+const markedCases: fc.Arbitrary<MarkedCase> = fc.record({
+  blockBytes: fc.integer({ min: 1, max: 64 }),
+  bom: fc.boolean(),
+  lines: fc.array(fc.tuple(markedLine, lineEnd), { maxLength: 12 }),
+  unterminated: fc.oneof(fc.constant(''), markedLine),
+}).map(({ blockBytes, bom, lines, unterminated }) => ({
+  bytes: Buffer.from((bom ? '\uFEFF' : '') + lines.map(([line, end]) => line + end).join('') + unterminated, 'utf8'),
+  blockBytes,
+}));
+
+/**
+ * Byte offsets of the lines that begin with <?xml, other than a first line at byte 0: found by
+ * cutting the bytes into lines at each newline, not by searching for "\n<?xml" as the source does.
+ */
+function markedLineStarts(bytes: Buffer): number[] {
+  const marker = Buffer.from(XML, 'utf8');
+  const starts: number[] = [];
+  let lineStart = 0;
+  for (let index = 0; index <= bytes.length; index++) {
+    if (index < bytes.length && bytes[index] !== 0x0a) continue;
+    const line = bytes.subarray(lineStart, index);
+    if (lineStart > 0 && line.subarray(0, marker.length).equals(marker)) starts.push(lineStart);
+    lineStart = index + 1;
+  }
+  return starts;
+}
+
+/**
+ * The rule: block 0 starts at 0; block i > 0 at the first marked line start p >= iB, and is empty
+ * when there is none or p >= (i+1)B (unless it is the last block); a non-empty block ends at the
+ * first marked line start >= (i+1)B, or runs to the end (Infinity) when there is none or it is last.
+ */
+function expectedRanges(bytes: Buffer, blockBytes: number): BlockRange[] {
+  const marked = markedLineStarts(bytes);
+  const count = blockCountOf(bytes.length, blockBytes);
+  const firstAtOrAfter = (offset: number): number => marked.find((start) => start >= offset) ?? Infinity;
+  return Array.from({ length: count }, (_, index) => {
+    const last = index === count - 1;
+    const start = index === 0 ? 0 : firstAtOrAfter(index * blockBytes);
+    if (start === Infinity || (start >= (index + 1) * blockBytes && !last)) return EMPTY;
+    return { start, end: last ? Infinity : firstAtOrAfter((index + 1) * blockBytes) };
+  });
+}
+
+async function markedBlocksOfCase({ bytes, blockBytes }: MarkedCase): ReturnType<typeof markedBlocksOf> {
+  return markedBlocksOf(fileWith('marked-case.xml', bytes), blockBytes);
+}
+
+const MARKED_RUNS = { numRuns: 150 };
+
+describe('blocks cut at lines that begin with <?xml, for any such file and any block size', () => {
+  it('gives back the whole text when the blocks are joined', async () => {
+    await fc.assert(fc.asyncProperty(markedCases, async (testCase) => {
+      const { texts } = await markedBlocksOfCase(testCase);
+      expect(texts.join('')).toBe(decoded(testCase.bytes));
+    }), MARKED_RUNS);
+  });
+
+  it('starts every non-empty block but the first at a line of the file that begins with <?xml', async () => {
+    await fc.assert(fc.asyncProperty(markedCases, async (testCase) => {
+      const { ranges, texts } = await markedBlocksOfCase(testCase);
+      const { bytes } = testCase;
+      texts.forEach((text, index) => {
+        if (index === 0 || text === '') return;
+        expect(text.startsWith(XML)).toBe(true);
+        const { start } = ranges[index]!;
+        expect(bytes[start - 1]).toBe(0x0a);
+        expect(bytes.subarray(start, start + XML.length).toString('utf8')).toBe(XML);
+      });
+    }), MARKED_RUNS);
+  });
+
+  it('puts the block boundaries exactly at the marked line starts the rule picks', async () => {
+    await fc.assert(fc.asyncProperty(markedCases, async (testCase) => {
+      const { ranges, texts } = await markedBlocksOfCase(testCase);
+      const expected = expectedRanges(testCase.bytes, testCase.blockBytes);
+      expect(ranges).toEqual(expected);
+      // And the text read through each range is those bytes (a BOM dropped at byte 0 only).
+      expect(texts).toEqual(expected.map(({ start, end }) => {
+        if (start === Infinity) return '';
+        const bytes = testCase.bytes.subarray(start, end === Infinity ? undefined : end);
+        return start === 0 ? decoded(bytes) : bytes.toString('utf8');
+      }));
+    }), MARKED_RUNS);
+  });
+
+  it('says a block holds the file end when it is the last or no marked line follows it, and leaves the blocks after it empty', async () => {
+    await fc.assert(fc.asyncProperty(markedCases, async (testCase) => {
+      const { bytes, blockBytes } = testCase;
+      const { ranges, texts, holdsEnd } = await markedBlocksOfCase(testCase);
+      const marked = markedLineStarts(bytes);
+      const expected = ranges.map((range, index) =>
+        index === ranges.length - 1
+        || (range.start !== Infinity && !marked.some((start) => start >= (index + 1) * blockBytes)));
+      expect(holdsEnd).toEqual(expected);
+      const first = holdsEnd.indexOf(true);
+      expect(texts.slice(first + 1).every((text) => text === '')).toBe(true);
+      expect(ranges.slice(first + 1, -1).every((range) => range.start === Infinity)).toBe(true);
+    }), MARKED_RUNS);
   });
 });

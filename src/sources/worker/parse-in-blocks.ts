@@ -3,7 +3,7 @@
  * (file-blocks.ts), workers parse the blocks they are sent (SourceParser.blocks), and this
  * thread replays their calls on the sink in file order, so the analysis sees what it sees when
  * one thread reads the file. One parse worker (parse-in-worker.ts) is the bound on a long CSV
- * log, with the analysis idle half the time.
+ * or XML log, with the analysis idle half the time or more.
  *
  * Each worker is sent a few blocks ahead of the one it parses. Whenever this thread would wait
  * for a worker, it reads the next block no one was sent itself, into a buffer of calls replayed
@@ -14,8 +14,10 @@
  * it are replayed. A block is read with the state in effect at the last block replayed (for a
  * CSV log, its first header nearly always); when its turn comes and the state in effect differs
  * (the header changed in a block before it), its calls are dropped and it is read again, here,
- * straight into the sink. Its line numbers, warnings and warning limit are made the file's here
- * (see BlockParsing).
+ * straight into the sink. A block that ends inside a construct running on into the next
+ * (BlockResult.runsOver) has its calls dropped too, and the rest of the file is read here in one
+ * piece from its start. Line and document numbers, warnings and what the file's end means are
+ * made the file's here (see BlockParsing).
  */
 import type { Worker } from 'node:worker_threads';
 import { InputError } from '../../model/errors.js';
@@ -41,7 +43,7 @@ export interface BlockParseResult extends ParseResult {
   blocks: number;
   /** Blocks this thread read ahead while it would have waited for a worker. */
   blocksReadAhead: number;
-  /** Blocks read again here because they were read with a state that turned out wrong. */
+  /** Blocks read again here: read with a state that turned out wrong, or running over (then with the rest of the file). */
   blocksReadAgain: number;
 }
 
