@@ -12,7 +12,9 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { InputError } from '../model/errors.js';
+import type { ObservationSink } from '../model/observations.js';
 import { errorCode, READ_CHUNK_BYTES, Utf8Chunks } from './inputs.js';
+import type { BlockParsing, BlockResult, SourceContext } from './types.js';
 
 /** How many blocks a file of `fileBytes` makes (at least one). */
 export function blockCountOf(fileBytes: number, blockBytes: number): number {
@@ -45,6 +47,22 @@ export interface BlockRange {
  */
 export function holdsFileEnd(block: FileBlock, range: BlockRange): boolean {
   return block.last || (range.start !== Infinity && range.end === Infinity);
+}
+
+/**
+ * Parses one block with `parsing`, from `state`, telling it whether the block holds the file's end;
+ * `through` may wrap the text on its way (the worker posts batches between pieces).
+ */
+export async function parseFileBlock(
+  parsing: BlockParsing,
+  block: FileBlock,
+  context: SourceContext,
+  sink: ObservationSink,
+  state: string | undefined,
+  through: (text: AsyncIterable<string>) => AsyncIterable<string> = (text) => text,
+): Promise<BlockResult> {
+  const range = await blockRange(block);
+  return await parsing.parseBlock(through(blockText(block, range)), context, sink, { state, last: holdsFileEnd(block, range) });
 }
 
 /** Finds where `block` lies in its file (reading a little of it). */

@@ -49,7 +49,7 @@ export async function readNvidiaSmiLog(
   for await (const chunk of chunks) log.handleAll(source.push(chunk));
   log.handleAll(source.finish());
   const end = log.fileEnd();
-  if (end.noRecords !== undefined && log.documentsRead === 0) throw new InputError(end.noRecords.message, { file: context.ref, location: end.noRecords.location });
+  if (log.documentsRead === 0) throw new InputError(end.noRecords.message, { file: context.ref, location: end.noRecords.location });
   if (end.warning !== undefined) sink.warn(end.warning);
   return { records: log.documentsRead };
 }
@@ -64,7 +64,7 @@ class LogReader {
   private unreadable: DefectiveDocument | undefined;
 
   constructor(
-    private readonly context: SourceContext,
+    context: SourceContext,
     private readonly sink: ObservationSink,
   ) {
     this.mapper = new NvidiaSmiDocumentMapper(context.host, context.timeZone, sink, (document, message) => {
@@ -140,16 +140,16 @@ async function parseBlock(chunks: AsyncIterable<string>, context: SourceContext,
   const scanner = new XmlDocumentScanner(NVIDIA_SMI_READ_PLAN);
   const log = new LogReader(context, sink);
   for await (const chunk of chunks) log.handleAll(scanner.push(chunk));
+  const counts = { lines: scanner.line - 1, state: undefined, suppressedWarnings: 0 };
   if (start.last) {
     log.handleAll(scanner.finish());
-    return { records: log.documentsRead, lines: scanner.line - 1, documents: scanner.documents, state: undefined, suppressedWarnings: 0, fileEnd: log.fileEnd() };
+    return { ...counts, records: log.documentsRead, documents: scanner.documents, fileEnd: log.fileEnd() };
   }
-  const lines = scanner.line - 1;
   const end = scanner.endBlock();
   log.handleAll(end.documents);
   // The next document, in the next block, would warn about this block's last one now.
   log.warnUnreadable();
-  return { records: log.documentsRead, lines, documents: scanner.documents, state: undefined, suppressedWarnings: 0, runsOver: !end.nextBlockAlone };
+  return { ...counts, records: log.documentsRead, documents: scanner.documents, runsOver: !end.nextBlockAlone };
 }
 
 export const nvidiaSmiXml: SourceParser = {

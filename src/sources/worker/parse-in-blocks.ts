@@ -22,7 +22,7 @@
 import type { Worker } from 'node:worker_threads';
 import { InputError } from '../../model/errors.js';
 import type { ObservationSink, SourceWarning } from '../../model/observations.js';
-import { blockCountOf, blockRange, blockText, holdsFileEnd } from '../file-blocks.js';
+import { blockCountOf, parseFileBlock } from '../file-blocks.js';
 import { WarningLimiter } from '../text/warnings.js';
 import type { BlockParsing, BlockResult, FileEnd, ParseResult, SourceParser } from '../types.js';
 import { CallDecoder } from './call-decoder.js';
@@ -362,9 +362,7 @@ class BlockReplay {
     const fileBlock = fileBlockOf(this.job, block.index, this.parser.textPieceBytes);
     if (toEnd) fileBlock.last = true;
     try {
-      const range = await blockRange(fileBlock);
-      const start = { state: block.assumed, last: holdsFileEnd(fileBlock, range) };
-      return { result: await this.blocks.parseBlock(blockText(fileBlock, range), this.job.context, sink, start) };
+      return { result: await parseFileBlock(this.blocks, fileBlock, this.job.context, sink, block.assumed) };
     } catch (error) {
       return { error: error as Error };
     }

@@ -5,7 +5,7 @@
  * A block worker does the same for each block of a file it is sent (runBlockJob).
  */
 import type { MessagePort } from 'node:worker_threads';
-import { blockRange, blockText, holdsFileEnd } from '../file-blocks.js';
+import { parseFileBlock } from '../file-blocks.js';
 import { sourceParsers } from '../index.js';
 import { openInput } from '../inputs.js';
 import type { SourceParser } from '../types.js';
@@ -54,9 +54,7 @@ export function runBlockJob(job: BlockJob, port: MessagePort): void {
         const parser = parserOf(job.format);
         if (parser.blocks === undefined) throw new Error(`parse worker: the parser of format ${job.format} cannot read blocks`);
         const block = fileBlockOf(job, assignment.index, parser.textPieceBytes);
-        const range = await blockRange(block);
-        const start = { state: assignment.state, last: holdsFileEnd(block, range) };
-        const result = await parser.blocks.parseBlock(poster.flushingBetween(blockText(block, range)), job.context, poster.encoder, start);
+        const result = await parseFileBlock(parser.blocks, block, job.context, poster.encoder, assignment.state, (text) => poster.flushingBetween(text));
         await poster.flush();
         poster.post({ type: 'block-done', result });
       } catch (error) {
