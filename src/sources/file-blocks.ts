@@ -49,6 +49,12 @@ export function holdsFileEnd(block: FileBlock, range: BlockRange): boolean {
   return block.last || (range.start !== Infinity && range.end === Infinity);
 }
 
+/** What parsing a block gave, and whether it held the file's end (see holdsFileEnd). */
+export interface FileBlockResult {
+  result: BlockResult;
+  endOfFile: boolean;
+}
+
 /**
  * Parses one block with `parsing`, from `state`, telling it whether the block holds the file's end;
  * `through` may wrap the text on its way (the worker posts batches between pieces).
@@ -60,9 +66,10 @@ export async function parseFileBlock(
   sink: ObservationSink,
   state: string | undefined,
   through: (text: AsyncIterable<string>) => AsyncIterable<string> = (text) => text,
-): Promise<BlockResult> {
+): Promise<FileBlockResult> {
   const range = await blockRange(block);
-  return await parsing.parseBlock(through(blockText(block, range)), context, sink, { state, last: holdsFileEnd(block, range) });
+  const endOfFile = holdsFileEnd(block, range);
+  return { result: await parsing.parseBlock(through(blockText(block, range)), context, sink, { state, last: endOfFile }), endOfFile };
 }
 
 /** Finds where `block` lies in its file (reading a little of it). */

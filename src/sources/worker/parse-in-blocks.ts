@@ -22,7 +22,7 @@
 import type { Worker } from 'node:worker_threads';
 import { InputError } from '../../model/errors.js';
 import type { ObservationSink, SourceWarning } from '../../model/observations.js';
-import { blockCountOf, parseFileBlock } from '../file-blocks.js';
+import { blockCountOf, parseFileBlock, type FileBlockResult } from '../file-blocks.js';
 import { WarningLimiter } from '../text/warnings.js';
 import type { BlockParsing, BlockResult, FileEnd, ParseResult, SourceParser } from '../types.js';
 import { CallDecoder } from './call-decoder.js';
@@ -53,7 +53,7 @@ export interface BlockParseResult extends ParseResult {
  */
 const BLOCKS_QUEUED = 2;
 
-type Outcome = { result: BlockResult } | { error: Error };
+type Outcome = FileBlockResult | { error: Error };
 
 interface WorkerLink {
   worker: Worker;
@@ -216,7 +216,7 @@ class BlockReplay {
         return;
       case 'block-done':
       case 'failed':
-        block.outcome = message.type === 'failed' ? { error: deserializeError(message.error) } : { result: message.result };
+        block.outcome = message.type === 'failed' ? { error: deserializeError(message.error) } : { result: message.result, endOfFile: message.endOfFile };
         link.queue.shift();
         this.send(link);
         void this.pump();
@@ -264,6 +264,9 @@ class BlockReplay {
         const outcome = block.readAgain ? await this.readAgain(block) : block.outcome;
         if ('error' in outcome) return this.fail(this.withFileLocation(outcome.error));
         this.finishTurn(outcome.result);
+        // The blocks after one that read to the end of the file are empty, unless the file grew
+        // while it was read; what it grew by is left out rather than read twice.
+        if (outcome.endOfFile) this.turn = this.job.blockCount;
       }
       if (this.turn === this.job.blockCount) return this.finish();
       if (!this.readingAhead && !this.settled) {
@@ -362,7 +365,7 @@ class BlockReplay {
     const fileBlock = fileBlockOf(this.job, block.index, this.parser.textPieceBytes);
     if (toEnd) fileBlock.last = true;
     try {
-      return { result: await parseFileBlock(this.blocks, fileBlock, this.job.context, sink, block.assumed) };
+      return await parseFileBlock(this.blocks, fileBlock, this.job.context, sink, block.assumed);
     } catch (error) {
       return { error: error as Error };
     }

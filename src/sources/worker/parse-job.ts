@@ -54,9 +54,9 @@ export function runBlockJob(job: BlockJob, port: MessagePort): void {
         const parser = parserOf(job.format);
         if (parser.blocks === undefined) throw new Error(`parse worker: the parser of format ${job.format} cannot read blocks`);
         const block = fileBlockOf(job, assignment.index, parser.textPieceBytes);
-        const result = await parseFileBlock(parser.blocks, block, job.context, poster.encoder, assignment.state, (text) => poster.flushingBetween(text));
+        const { result, endOfFile } = await parseFileBlock(parser.blocks, block, job.context, poster.encoder, assignment.state, (text) => poster.flushingBetween(text));
         await poster.flush();
-        poster.post({ type: 'block-done', result });
+        poster.post({ type: 'block-done', result, endOfFile });
       } catch (error) {
         await poster.fail(error);
       }

@@ -172,7 +172,7 @@ export type WorkerMessage =
     })
   | { type: 'done'; records: number }
   /** A block worker read its block to the end (its batches came before). */
-  | { type: 'block-done'; result: BlockResult }
+  | { type: 'block-done'; result: BlockResult; endOfFile: boolean }
   /** The parse (or a block worker's block) stopped on this error, after posting what it observed before. */
   | { type: 'failed'; error: SerializedError };
 
