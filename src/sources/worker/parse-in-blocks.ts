@@ -43,6 +43,8 @@ export interface BlockParseResult extends ParseResult {
   blocks: number;
   /** Blocks this thread read ahead while it would have waited for a worker. */
   blocksReadAhead: number;
+  /** The most blocks read ahead here that waited for their turn at once (at most MAX_BLOCKS_HELD_HERE). */
+  mostBlocksHeldHere: number;
   /** Blocks read again here: read with a state that turned out wrong, or running over (then with the rest of the file). */
   blocksReadAgain: number;
 }
@@ -52,6 +54,13 @@ export interface BlockParseResult extends ParseResult {
  * waiting for this thread, which may be busy reading a block itself.
  */
 const BLOCKS_QUEUED = 2;
+
+/**
+ * Blocks this thread holds read ahead and not yet replayed, at most: each is a buffer of its
+ * calls (some 4 MB for 8 MiB of a CSV log), and a worker slow on the block whose turn it is
+ * must not let them pile up.
+ */
+export const MAX_BLOCKS_HELD_HERE = 2;
 
 type Outcome = FileBlockResult | { error: Error };
 
@@ -120,6 +129,9 @@ class BlockReplay {
   private readonly hereEncoder = new CallEncoder();
   private readonly hereDecoder = new CallDecoder();
   private readingAhead = false;
+  /** Blocks read ahead here, read and waiting for their turn. */
+  private heldHere = 0;
+  private mostHeldHere = 0;
   private blocksReadAhead = 0;
   private blocksReadAgain = 0;
   private pumping = false;
@@ -269,7 +281,7 @@ class BlockReplay {
         if (outcome.endOfFile) this.turn = this.job.blockCount;
       }
       if (this.turn === this.job.blockCount) return this.finish();
-      if (!this.readingAhead && !this.settled) {
+      if (!this.readingAhead && this.heldHere < MAX_BLOCKS_HELD_HERE && !this.settled) {
         const block = this.take(undefined);
         if (block !== undefined) void this.readAhead(block);
       }
@@ -282,6 +294,7 @@ class BlockReplay {
 
   private startTurn(block: Block): void {
     block.started = true;
+    if (block.link === undefined) this.heldHere -= 1;
     if (block.index > 0 && block.assumed !== this.state) {
       block.readAgain = true;
       for (const batch of block.held) this.drop(block, batch);
@@ -314,7 +327,8 @@ class BlockReplay {
   private finish(): void {
     this.limiter?.finish(`line ${this.linesBefore}`);
     this.settled = true;
-    this.resolve({ records: this.records, blocks: this.job.blockCount, blocksReadAhead: this.blocksReadAhead, blocksReadAgain: this.blocksReadAgain });
+    const { records, blocksReadAhead, blocksReadAgain } = this;
+    this.resolve({ records, blocks: this.job.blockCount, blocksReadAhead, mostBlocksHeldHere: this.mostHeldHere, blocksReadAgain });
   }
 
   private warn(warning: SourceWarning): void {
@@ -334,6 +348,8 @@ class BlockReplay {
     block.outcome = await this.read(block, this.hereEncoder, false);
     if (!this.hereEncoder.isEmpty) block.held.push(this.hereEncoder.takeBatch());
     this.readingAhead = false;
+    this.heldHere += 1;
+    this.mostHeldHere = Math.max(this.mostHeldHere, this.heldHere);
     void this.pump();
   }
 

@@ -17,7 +17,7 @@ import { openInput } from '../../../src/sources/inputs.js';
 import { MAX_LINE_CHARS } from '../../../src/sources/text/lines.js';
 import { DEFAULT_WARNING_LIMIT } from '../../../src/sources/text/warnings.js';
 import type { SourceParser } from '../../../src/sources/types.js';
-import { parseInBlocks } from '../../../src/sources/worker/parse-in-blocks.js';
+import { MAX_BLOCKS_HELD_HERE, parseInBlocks } from '../../../src/sources/worker/parse-in-blocks.js';
 import { corpusFiles } from '../../helpers/corpus.js';
 
 /** Every call, as text; a device's inventory equal to the last one sent for it is left out. */
@@ -138,6 +138,19 @@ describe('reading a file in blocks', () => {
         expect(await inBlocks(file, blockBytes, workers), `${path.basename(file)}, blocks of ${blockBytes} bytes`).toMatchObject(whole);
       }
     }
+  });
+
+  it('holds at most MAX_BLOCKS_HELD_HERE blocks read ahead in this thread, however slow the worker on the block whose turn it is', async () => {
+    // Blocks of 200 bytes: this thread reads two ahead while the worker is still starting.
+    const file = write('held.csv', queryLog(100));
+    const whole = await wholeFile(file);
+    const { parser, head } = await parserOf(file);
+    const request = { input: inputOf(file), context: context(file), path: file, fileBytes: statSync(file).size, blockBytes: 200, workers: 1 };
+    const log = new CallLog();
+    const result = await parseInBlocks(request, parser, head, log);
+    expect(log.calls).toEqual(whole.calls);
+    expect(result.mostBlocksHeldHere).toBe(MAX_BLOCKS_HELD_HERE);
+    expect(result.blocksReadAhead).toBeGreaterThan(MAX_BLOCKS_HELD_HERE);
   });
 
   it('gives them on a long log with one worker, with two, and in blocks larger than the file', async () => {
