@@ -20,6 +20,7 @@ import { DEFAULT_RECOMMEND_SETTINGS, recommendForFleet } from './recommend/index
 import { hostForInput, openInput, requireParser, resolveInputs, type InputRef } from './sources/index.js';
 import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
 import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
+import { withWarnings } from './sources/sink-with-warnings.js';
 import { blockWorkerCount, parseBlockBytesOf, parseWorkerModeOf, planInput, type ParseWorkerMode } from './sources/worker/policy.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
 
@@ -238,19 +239,10 @@ async function readInput(input: InputRef, options: AuditOptions, sink: Observati
     opened.setTextPieceBytes(parser.textPieceBytes);
     const warnings: string[] = [];
     let warningCount = 0;
-    const sourceSink: ObservationSink = {
-      device: (info) => sink.device(info),
-      sample: (sample) => sink.sample(sample),
-      process: (process) => sink.process(process),
-      assignment: (assignment) => sink.assignment?.(assignment),
-      hostCpu: (sample) => sink.hostCpu?.(sample),
-      containerCpu: (sample) => sink.containerCpu?.(sample),
-      processCpu: (sample) => sink.processCpu?.(sample),
-      warn: (warning) => {
-        warningCount += 1;
-        if (warnings.length < MAX_WARNINGS_PER_SOURCE) warnings.push(`${warning.location}: ${warning.message}`);
-      },
-    };
+    const sourceSink = withWarnings(sink, (warning) => {
+      warningCount += 1;
+      if (warnings.length < MAX_WARNINGS_PER_SOURCE) warnings.push(`${warning.location}: ${warning.message}`);
+    });
     sink.beginSource(input.ref);
     const context = { ref: input.ref, host: hostForInput(input, options.host), timeZone: options.timeZone };
     const plan = await planInput(input, options.parseWorkers ?? parseWorkerModeOf(process.env));

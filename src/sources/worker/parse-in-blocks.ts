@@ -23,6 +23,7 @@ import type { Worker } from 'node:worker_threads';
 import { InputError } from '../../model/errors.js';
 import type { ObservationSink, SourceWarning } from '../../model/observations.js';
 import { blockCountOf, parseFileBlock, type FileBlockResult } from '../file-blocks.js';
+import { withWarnings } from '../sink-with-warnings.js';
 import { WarningLimiter } from '../text/warnings.js';
 import type { BlockParsing, BlockResult, FileEnd, ParseResult, SourceParser } from '../types.js';
 import { CallDecoder } from './call-decoder.js';
@@ -148,16 +149,7 @@ class BlockReplay {
   ) {
     this.readState = blocks.initialState(head);
     this.limiter = blocks.limitsWarnings === true ? new WarningLimiter(sink) : undefined;
-    this.blockSink = {
-      device: (info) => sink.device(info),
-      sample: (sample) => sink.sample(sample),
-      process: (process) => sink.process(process),
-      assignment: (assignment) => sink.assignment?.(assignment),
-      hostCpu: (sample) => sink.hostCpu?.(sample),
-      containerCpu: (sample) => sink.containerCpu?.(sample),
-      processCpu: (sample) => sink.processCpu?.(sample),
-      warn: (warning) => this.warn(warning),
-    };
+    this.blockSink = withWarnings(sink, (warning) => this.warn(warning));
   }
 
   run(workers: number): Promise<BlockParseResult> {

@@ -9,7 +9,6 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAudit, type AuditOptions } from '../../../src/audit.js';
 import { InputError } from '../../../src/model/errors.js';
 import type { DeviceInfo, DeviceRef, GpuSample, ObservationSink, ProcessSample, SourceWarning } from '../../../src/model/observations.js';
 import { sourceParsers } from '../../../src/sources/index.js';
@@ -114,17 +113,20 @@ function queryLog(ticks: number, row?: (tick: number, gpu: number) => string | u
   return lines.join(lineEnd) + lineEnd;
 }
 
+let directory: string;
+beforeAll(() => {
+  directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-blocks-'));
+});
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+/** Writes a file of the test's directory and returns its path. */
+function write(name: string, text: string): string {
+  const file = path.join(directory, name);
+  writeFileSync(file, text);
+  return file;
+}
+
 describe('reading a file in blocks', () => {
-  let directory: string;
-  const write = (name: string, text: string): string => {
-    const file = path.join(directory, name);
-    writeFileSync(file, text);
-    return file;
-  };
-  beforeAll(() => {
-    directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-blocks-'));
-  });
-  afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
   it('gives the calls of the whole-file parse on every corpus --query-gpu and --query-compute-apps CSV', async () => {
     const files = corpusFiles('nvidia-smi-csv').filter((file) => file.endsWith('.csv'));
@@ -214,16 +216,6 @@ describe('reading a file in blocks', () => {
 });
 
 describe('reading an nvidia-smi XML log in blocks, which start at a <?xml line', () => {
-  let directory: string;
-  const write = (name: string, text: string): string => {
-    const file = path.join(directory, name);
-    writeFileSync(file, text);
-    return file;
-  };
-  beforeAll(() => {
-    directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-xml-blocks-'));
-  });
-  afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
   /** A `-l` log of `count` copies of a corpus document, each a second after the one before. */
   const logOf = (document: string, count: number): string[] =>
@@ -299,24 +291,5 @@ describe('reading an nvidia-smi XML log in blocks, which start at a <?xml line',
     const whole = await wholeFile(file);
     expect(whole.error).toMatch(/^broken\.xml: document 4, line \d+: input ends inside <gpu>/);
     for (const blockBytes of [2_000, 5_000]) expect(await inBlocks(file, blockBytes, 2)).toEqual(whole);
-  });
-});
-
-describe('an audit that reads a file in blocks', () => {
-  const BASE: Omit<AuditOptions, 'inputs'> = {
-    timeZone: 'UTC',
-    idleThresholdPct: 5,
-    keepGoing: true,
-    pricing: 'on-demand',
-    now: () => new Date('2026-06-01T00:00:00Z'),
-  };
-
-  it('writes the report one thread writes', async () => {
-    const files = corpusFiles('nvidia-smi-csv').filter((file) => /query-gpu-load|testdata-query|tesla-p100/.test(file));
-    expect(files.length).toBeGreaterThan(5);
-    for (const file of files) {
-      const report = async (options: Partial<AuditOptions>): Promise<string> => JSON.stringify((await runAudit({ ...BASE, inputs: [file], ...options })).report);
-      expect(await report({ parseWorkers: 'always', parseBlockBytes: 300 }), path.basename(file)).toBe(await report({ parseWorkers: 'never' }));
-    }
   });
 });

@@ -26,9 +26,9 @@ const BASE: Omit<AuditOptions, 'inputs'> = {
 };
 
 /** The audit's outcome as text: the JSON report, or the error it ended with. */
-async function outcome(inputs: string[], parseWorkers: 'never' | 'always'): Promise<string> {
+async function outcome(inputs: string[], parseWorkers: 'never' | 'always', more: Partial<AuditOptions> = {}): Promise<string> {
   try {
-    const { report, failures } = await runAudit({ ...BASE, inputs, parseWorkers });
+    const { report, failures } = await runAudit({ ...BASE, inputs, parseWorkers, ...more });
     return JSON.stringify({ report, failures: failures.map((failure) => failure.describe()) }, null, 1);
   } catch (error) {
     return error instanceof InputError ? `InputError: ${error.describe()}` : `${String(error)}`;
@@ -48,6 +48,18 @@ describe('the same report from a worker as from the main thread', () => {
       }
     });
   }
+
+  it('on corpus --query-gpu CSV and XML read in blocks of 300 bytes to 8 KiB (worker/parse-in-blocks.ts)', async () => {
+    const files = [
+      ...corpusFiles('nvidia-smi-csv').filter((file) => /query-gpu-load|testdata-query|tesla-p100/.test(file)),
+      ...corpusFiles('nvidia-smi-xml').filter((file) => /telegraf-(tesla-t4|dual_a5000-v13)|netdata-a100/.test(file)),
+    ];
+    expect(files.length).toBeGreaterThan(8);
+    for (const file of files) {
+      const inThread = await outcome([file], 'never');
+      for (const parseBlockBytes of [300, 8_192]) expect(await outcome([file], 'always', { parseBlockBytes }), path.basename(file)).toBe(inThread);
+    }
+  });
 
   it('on the gzipped demo fleet, node_exporter and cAdvisor counters and DCGM scrapes with pod labels', async () => {
     const demo = readdirSync(path.join(repoRoot, 'fixtures/demo')).filter((name) => name.endsWith('.xml.gz')).map((name) => path.join(repoRoot, 'fixtures/demo', name));
