@@ -36,7 +36,7 @@ import { fileBlockOf, type AckMessage, type BlockAssignment, type BlockJob, type
 export interface BlockRequest extends Pick<BlockJob, 'input' | 'context' | 'path' | 'blockBytes'> {
   /** Its size when it was planned (the last block reads on to the end). */
   fileBytes: number;
-  /** Workers to start (at most one per block). */
+  /** Workers to start (at most one per block; none: this thread reads every block, one after another). */
   workers: number;
 }
 

@@ -155,12 +155,12 @@ describe('reading a file in blocks', () => {
     expect(result.blocksReadAhead).toBeGreaterThan(MAX_BLOCKS_HELD_HERE);
   });
 
-  it('gives them on a long log with one worker, with two, and in blocks larger than the file', async () => {
+  it('gives them on a long log with one worker, with two, with none (this thread reads every block) and in blocks larger than the file', async () => {
     const file = write('long.csv', queryLog(500));
     const whole = await wholeFile(file);
     // 500 ticks x 4 GPUs.
     expect(whole.records).toBe(2_000);
-    for (const [blockBytes, workers] of [[1_000, 1], [1_000, 2], [7_919, 3], [1 << 30, 2]] as const) {
+    for (const [blockBytes, workers] of [[1_000, 1], [1_000, 2], [7_919, 3], [1 << 30, 2], [1_000, 0]] as const) {
       expect(await inBlocks(file, blockBytes, workers)).toMatchObject(whole);
     }
   });
@@ -211,7 +211,7 @@ describe('reading a file in blocks', () => {
     const whole = await wholeFile(file);
     // Row 70 x 4 + 2 = 282 is line 284.
     expect(whole.error).toBe(`long-line.csv: line 284: line longer than ${MAX_LINE_CHARS} characters: not line-oriented telemetry text`);
-    for (const [blockBytes, workers] of [[4_096, 1], [65_536, 2]] as const) expect(await inBlocks(file, blockBytes, workers)).toEqual(whole);
+    for (const [blockBytes, workers] of [[4_096, 1], [65_536, 2], [4_096, 0]] as const) expect(await inBlocks(file, blockBytes, workers)).toEqual(whole);
   });
 });
 
@@ -290,6 +290,6 @@ describe('reading an nvidia-smi XML log in blocks, which start at a <?xml line',
     const file = write('broken.xml', broken.join(''));
     const whole = await wholeFile(file);
     expect(whole.error).toMatch(/^broken\.xml: document 4, line \d+: input ends inside <gpu>/);
-    for (const blockBytes of [2_000, 5_000]) expect(await inBlocks(file, blockBytes, 2)).toEqual(whole);
+    for (const [blockBytes, workers] of [[2_000, 2], [5_000, 2], [5_000, 0]] as const) expect(await inBlocks(file, blockBytes, workers)).toEqual(whole);
   });
 });
