@@ -120,9 +120,11 @@ class BlockReplay {
   private linesBefore = 0;
   private documentsBefore = 0;
   private records = 0;
-  /** The state in effect at the turn's block, and the one new blocks are read with. */
+  /**
+   * The state in effect at the start of the turn's block, which new blocks are read with: the
+   * head's until the first block is replayed (whose own start needs none).
+   */
   private state: string | undefined;
-  private readState: string | undefined;
   /**
    * The blocks read ahead here go through one encoder and decoder, as a worker's do: its
    * buffers are reused, and a device is numbered once.
@@ -147,7 +149,7 @@ class BlockReplay {
     head: string,
     private readonly sink: ObservationSink,
   ) {
-    this.readState = blocks.initialState(head);
+    this.state = blocks.initialState(head);
     this.limiter = blocks.limitsWarnings === true ? new WarningLimiter(sink) : undefined;
     this.blockSink = withWarnings(sink, (warning) => this.warn(warning));
   }
@@ -187,7 +189,7 @@ class BlockReplay {
     if (index >= this.job.blockCount) return undefined;
     const block: Block = {
       index,
-      assumed: index === 0 ? undefined : this.readState,
+      assumed: index === 0 ? undefined : this.state,
       link,
       decoder: link?.decoder ?? this.hereDecoder,
       held: [],
@@ -303,7 +305,6 @@ class BlockReplay {
     this.documentsBefore += result.documents ?? 0;
     this.limiter?.addSuppressed(result.suppressedWarnings);
     this.state = result.state;
-    this.readState = result.state;
     this.turn += 1;
   }
 
