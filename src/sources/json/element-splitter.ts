@@ -15,6 +15,12 @@
  * keep the last value: the array met last replaces what an earlier one handed over
  * (`onArrayStart`). The values of string members on the way (such as `data.resultType`) are
  * noted as they come, for a caller that needs them before the end (`stringAt`).
+ *
+ * Positions: a syntax error must name the line and column of the document, but JSON.parse
+ * only sees a piece. So the splitter counts lines as it goes (outside strings, where a raw line
+ * break cannot stand), hands each element over with the position of its first character, and
+ * keeps, per element, where the envelope's text after it stands in the document
+ * (`positionInEnvelope`): three numbers per element, never the document's text.
  */
 
 import { detached } from '../../text/detached.js';
@@ -27,6 +33,8 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
 
 function isJsonWhitespace(code: number): boolean {
   return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
@@ -35,8 +43,32 @@ function isJsonWhitespace(code: number): boolean {
 export interface ElementSplitterHandlers {
   /** The array on the path opens (again, for a repeated key: drop what the earlier one gave). */
   onArrayStart(): void;
-  /** One element's text, with its position in the array. */
-  onElement(text: string, index: number): void;
+  /** One element's text, with its index in the array and where it starts in the document. */
+  onElement(text: string, index: number, start: JsonPosition): void;
+}
+
+/** A place in the document: 1-based line, and 1-based column in characters. */
+export interface JsonPosition {
+  line: number;
+  column: number;
+}
+
+/** `position` characters into `text`, which starts at `start` in the document. */
+export function positionAfter(start: JsonPosition, text: string, position: number): JsonPosition {
+  let line = start.line;
+  let lineStart = -1;
+  for (let at = text.indexOf('\n'); at !== -1 && at < position; at = text.indexOf('\n', at + 1)) {
+    line += 1;
+    lineStart = at;
+  }
+  return { line, column: lineStart === -1 ? start.column + position : position - lineStart };
+}
+
+/** A bracket that closes what is not open: a syntax error the splitter finds itself, with where. */
+export class JsonSplitError extends SyntaxError {
+  constructor(message: string, readonly position: JsonPosition) {
+    super(message);
+  }
 }
 
 export class JsonElementSplitter {
@@ -60,7 +92,18 @@ export class JsonElementSplitter {
   private elementIsScalar = false;
   private elementIndex = 0;
   private readonly envelope: string[] = [];
+  private envelopeLength = 0;
   private readonly strings = new Map<string, string>();
+  /** Characters of the chunks before the current one; the line being read and its first character's offset. */
+  private consumed = 0;
+  private line = 1;
+  private lineStart = 0;
+  /** Where the element being read starts in the document. */
+  private elementStart: JsonPosition = { line: 1, column: 1 };
+  /** Per element handed over: the envelope's length after its `0`, and the document position after the element. */
+  private readonly anchorOffsets: number[] = [];
+  private readonly anchorLines: number[] = [];
+  private readonly anchorColumns: number[] = [];
 
   constructor(
     private readonly path: readonly string[],
@@ -79,24 +122,33 @@ export class JsonElementSplitter {
     let elementFrom = this.elementParts === undefined ? -1 : 0;
     let stringFrom = this.stringParts === undefined ? -1 : 0;
     for (let at = 0; at < chunk.length; at += 1) {
-      const code = chunk.charCodeAt(at);
       if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (code === BACKSLASH) this.escaped = true;
-        else if (code === QUOTE) {
-          this.inString = false;
-          if (stringFrom !== -1) {
-            this.stringParts!.push(chunk.slice(stringFrom, at));
-            this.endString(this.stringParts!.join(''));
-            stringFrom = -1;
-          }
+        if (this.escaped) {
+          this.escaped = false;
+          continue;
+        }
+        // Most of a document is string text: jump to the quote that closes it.
+        const close = this.closingQuote(chunk, at);
+        if (close === -1) break;
+        at = close;
+        this.inString = false;
+        if (stringFrom !== -1) {
+          this.stringParts!.push(chunk.slice(stringFrom, at));
+          this.endString(this.stringParts!.join(''));
+          stringFrom = -1;
         }
         continue;
       }
+      const code = chunk.charCodeAt(at);
       if (this.elementIsScalar && (code === COMMA || code === CLOSE_BRACKET || isJsonWhitespace(code))) {
         this.endElement(chunk, elementFrom, at);
         elementFrom = -1;
         envelopeFrom = at;
+      }
+      if (code === SPACE) continue; // indentation, the rest of what is not string text
+      if (code === NEWLINE) {
+        this.line += 1;
+        this.lineStart = this.consumed + at + 1;
       }
       if (code === QUOTE) {
         this.inString = true;
@@ -123,7 +175,9 @@ export class JsonElementSplitter {
           this.handlers.onArrayStart();
         }
       } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-        if (stack.pop() !== (code === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) throw new SyntaxError(`Unexpected token '${String.fromCharCode(code)}' in JSON`);
+        if (stack.pop() !== (code === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) {
+          throw new JsonSplitError(`Unexpected token '${String.fromCharCode(code)}' in JSON`, this.positionAt(at));
+        }
         if (stack.length + 1 === this.arrayDepth) {
           this.arrayDepth = -1;
         } else if (this.elementParts !== undefined && stack.length === this.arrayDepth) {
@@ -145,13 +199,46 @@ export class JsonElementSplitter {
     }
     if (stringFrom !== -1) this.stringParts!.push(chunk.slice(stringFrom));
     if (elementFrom !== -1) this.elementParts!.push(chunk.slice(elementFrom));
-    if (envelopeFrom !== -1) this.envelope.push(detached(chunk.slice(envelopeFrom)));
+    if (envelopeFrom !== -1) this.pushEnvelope(detached(chunk.slice(envelopeFrom)));
+    this.consumed += chunk.length;
+  }
+
+  /**
+   * Where the character at `offset` of the envelope (the text `end` returns, whose syntax error
+   * JSON.parse reports by offset) stands in the document.
+   */
+  positionInEnvelope(envelope: string, offset: number): JsonPosition {
+    const offsets = this.anchorOffsets;
+    // The last element whose `0` ends at or before the offset (the anchors rise with the envelope).
+    let low = 0;
+    let high = offsets.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      if (offsets[middle]! <= offset) low = middle + 1;
+      else high = middle - 1;
+    }
+    if (high === -1) return positionAfter({ line: 1, column: 1 }, envelope, offset);
+    const from = offsets[high]!;
+    return positionAfter({ line: this.anchorLines[high]!, column: this.anchorColumns[high]! }, envelope.slice(from, offset + 1), offset - from);
   }
 
   /** The document with each element replaced by `0`; throws a SyntaxError, as JSON.parse does, when it ends inside a value. */
   end(): string {
     if (this.stack.length > 0 || this.inString || this.elementParts !== undefined) throw new SyntaxError('Unexpected end of JSON input');
     return this.envelope.join('');
+  }
+
+  /**
+   * The quote that closes the string being read, at or after `from` (where no escape is pending),
+   * or -1 when the chunk ends first; then `escaped` says whether its last character escapes the
+   * next chunk's first. A quote ends the string when an even number of backslashes precedes it.
+   */
+  private closingQuote(chunk: string, from: number): number {
+    for (let quote = chunk.indexOf('"', from); quote !== -1; quote = chunk.indexOf('"', quote + 1)) {
+      if (backslashesBefore(chunk, quote, from) % 2 === 0) return quote;
+    }
+    this.escaped = backslashesBefore(chunk, chunk.length, from) % 2 === 1;
+    return -1;
   }
 
   /** Whether a value starting here is an element of the array on the path. */
@@ -162,8 +249,9 @@ export class JsonElementSplitter {
   /** Ends the envelope's run at `at` with a `0` in the element's place; returns the new envelope start (none). */
   private startElement(chunk: string, envelopeFrom: number, at: number, scalar: boolean): number {
     // Copies: a slice would keep the whole chunk it was cut from.
-    if (envelopeFrom !== -1) this.envelope.push(detached(chunk.slice(envelopeFrom, at)));
-    this.envelope.push('0');
+    if (envelopeFrom !== -1) this.pushEnvelope(detached(chunk.slice(envelopeFrom, at)));
+    this.pushEnvelope('0');
+    this.elementStart = this.positionAt(at);
     this.elementParts = [];
     this.elementIsScalar = scalar;
     return -1;
@@ -174,8 +262,22 @@ export class JsonElementSplitter {
     if (from !== -1) parts.push(chunk.slice(from, to));
     this.elementParts = undefined;
     this.elementIsScalar = false;
-    this.handlers.onElement(parts.length === 1 ? parts[0]! : parts.join(''), this.elementIndex);
+    const after = this.positionAt(to);
+    this.anchorOffsets.push(this.envelopeLength);
+    this.anchorLines.push(after.line);
+    this.anchorColumns.push(after.column);
+    this.handlers.onElement(parts.length === 1 ? parts[0]! : parts.join(''), this.elementIndex, this.elementStart);
     this.elementIndex += 1;
+  }
+
+  private pushEnvelope(text: string): void {
+    this.envelope.push(text);
+    this.envelopeLength += text.length;
+  }
+
+  /** The document position of `at` in the chunk being read (lines are counted up to it). */
+  private positionAt(at: number): JsonPosition {
+    return { line: this.line, column: this.consumed + at - this.lineStart + 1 };
   }
 
   /** Whether the containers open now are the path's, so that an array opening here is the one. */
@@ -201,6 +303,13 @@ export class JsonElementSplitter {
     const key = this.keys[depth - 1];
     if (key !== undefined) this.strings.set([...this.path.slice(0, depth - 1), key].join('.'), detached(decodeJsonString(raw)));
   }
+}
+
+/** Backslashes right before `at`, back to `from` at most. */
+function backslashesBefore(chunk: string, at: number, from: number): number {
+  let count = 0;
+  while (at - count > from && chunk.charCodeAt(at - count - 1) === BACKSLASH) count += 1;
+  return count;
 }
 
 /** A string's raw text (between its quotes) as JSON reads it; escapes are rare in keys. */

@@ -6,19 +6,20 @@ import type { Readable } from 'node:stream';
 import { InputError } from '../../model/errors.js';
 import { openInput, resolveInputs } from '../inputs.js';
 import { kubectlRef, runKubectl, type KubectlOptions } from './kubectl.js';
-import { readKubernetesObjects } from './objects.js';
+import { KubernetesObjectReader, readKubernetesObjects } from './objects.js';
 import type { KubernetesInventory, KubernetesSourceRead } from './types.js';
 
 export type { ContainerInfo, KubernetesInventory, KubernetesSourceRead, NodeInfo, OwnerInfo, PodInfo, RequestAndLimit } from './types.js';
 export type { KubectlOptions } from './kubectl.js';
 export { kubectlArguments, runKubectl, KUBECTL_MAX_OUTPUT_BYTES, KUBECTL_TIMEOUT_MS } from './kubectl.js';
-export { readKubernetesObjects } from './objects.js';
+export { KubernetesObjectReader, readKubernetesObjects } from './objects.js';
 export { cpuCores, memoryMiB, parseQuantity } from './quantity.js';
 export { deviceCount, isGpuResource, migProfileOfResource } from './gpu-resources.js';
 export { requestsGpus } from './pods.js';
 
 /**
- * Reads `--k8s` inputs (files, directories, globs, `-`; .gz transparently): one result per file.
+ * Reads `--k8s` inputs (files, directories, globs, `-`; .gz transparently): one result per file,
+ * each read as it streams in, one item at a time.
  * A file found by walking a directory that holds no Kubernetes objects is skipped and said so,
  * as for telemetry sources; a file named outright must be readable.
  */
@@ -27,9 +28,9 @@ export async function readKubernetesFiles(args: readonly string[], stdin?: Reada
   for (const input of await resolveInputs([...args])) {
     const opened = await openInput(input, stdin);
     try {
-      let text = '';
-      for await (const chunk of opened.chunks) text += chunk;
-      results.push(readKubernetesObjects(text, input.ref));
+      const reader = new KubernetesObjectReader(input.ref);
+      for await (const chunk of opened.chunks) reader.write(chunk);
+      results.push(reader.end());
     } catch (error) {
       if (!input.discovered || !(error instanceof InputError)) throw error;
       results.push({ ref: input.ref, records: 0, pods: [], nodes: [], warnings: [`skipped: ${error.message}`] });

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonElementSplitter } from '../../../src/sources/json/element-splitter.js';
+import { JsonElementSplitter, type JsonPosition, JsonSplitError } from '../../../src/sources/json/element-splitter.js';
 
 interface Split {
   elements: unknown[];
@@ -139,5 +139,72 @@ describe('JsonElementSplitter', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('ends a string at a quote after an even run of backslashes only, wherever the chunks cut the run', () => {
+    // Values: a\ , \" , \\\" , \\ : runs of 1 to 4 backslashes before quotes that end or do not end strings.
+    const text = '{"data":{"result":["a\\\\","\\"","\\\\\\"","\\\\\\\\",{"k\\\\":"]\\""}]}}';
+    const once = split(text);
+    expect(once.elements).toEqual(whole(text).elements);
+    for (let first = 0; first <= text.length; first += 1) {
+      expect(split(text, [first]).elements, `cut at ${first}`).toEqual(once.elements);
+      expect(split(text, [first, first + 1]).elements, `cuts at ${first}, ${first + 1}`).toEqual(once.elements);
+    }
+  });
+});
+
+/** The offset in `text` of a 1-based line and column. */
+function offsetOf(text: string, { line, column }: JsonPosition): number {
+  let offset = 0;
+  for (let at = 1; at < line; at += 1) offset = text.indexOf('\n', offset) + 1;
+  return offset + column - 1;
+}
+
+describe('JsonElementSplitter positions', () => {
+  it('gives each element where it starts, and each character of the envelope where it stands in the document', () => {
+    const document = fc.record({
+      result: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 5 }),
+      extra: fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
+      indent: fc.constantFrom(0, 1, 4, '\t'),
+    });
+    fc.assert(
+      fc.property(document, fc.array(fc.nat(), { maxLength: 4 }), ({ result, extra, indent }, cutSeeds) => {
+        const text = JSON.stringify({ ...extra, data: { result } }, null, indent).replaceAll('\n', cutSeeds.length % 2 === 0 ? '\n' : '\r\n');
+        const cuts = cutSeeds.map((seed) => seed % (text.length + 1)).sort((a, b) => a - b);
+        const splitter = new JsonElementSplitter(['data', 'result'], {
+          onArrayStart: () => undefined,
+          onElement: (element, _index, start) => {
+            const at = offsetOf(text, start);
+            expect(text.slice(at, at + element.length)).toBe(element);
+          },
+        });
+        let from = 0;
+        for (const cut of [...cuts, text.length]) {
+          splitter.write(text.slice(from, cut));
+          from = cut;
+        }
+        const envelope = splitter.end();
+        for (let offset = 0; offset < envelope.length; offset += 1) {
+          const placeholder = envelope[offset] === '0' && /[[,]\s*$/u.test(envelope.slice(0, offset));
+          if (placeholder) continue; // an element's place: it stands for the element's text
+          expect(text[offsetOf(text, splitter.positionInEnvelope(envelope, offset))], `envelope offset ${offset}`).toBe(envelope[offset]);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('names where a bracket closes what is not open', () => {
+    const splitter = new JsonElementSplitter(['data', 'result'], { onArrayStart: () => undefined, onElement: () => undefined });
+    const error = (() => {
+      try {
+        splitter.write('{"data":\n  {"result": [1]\n  ]}');
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(JsonSplitError);
+    expect((error as JsonSplitError).position).toEqual({ line: 3, column: 3 });
   });
 });

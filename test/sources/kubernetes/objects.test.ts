@@ -6,11 +6,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { InputError } from '../../../src/model/errors.js';
 import { readKubernetesFiles } from '../../../src/sources/kubernetes/index.js';
-import { readKubernetesObjects } from '../../../src/sources/kubernetes/objects.js';
+import { KubernetesObjectReader, readKubernetesObjects } from '../../../src/sources/kubernetes/objects.js';
 import type { PodInfo } from '../../../src/sources/kubernetes/types.js';
 import { corpusFiles, repoRoot } from '../../helpers/corpus.js';
 
@@ -225,5 +226,85 @@ describe('readKubernetesFiles', () => {
     expect(reads[0]!.warnings[0]).toMatch(/^skipped: not JSON/);
     // Named outright, the same file is an error.
     await expect(readKubernetesFiles([path.join(dir, 'notes.txt')])).rejects.toThrow(InputError);
+  });
+});
+
+/** `text` fed to a streaming reader in the pieces that `cuts` make. */
+function readInPieces(text: string, cuts: readonly number[], ref = 'pods.json') {
+  const reader = new KubernetesObjectReader(ref);
+  let from = 0;
+  for (const cut of [...cuts, text.length].sort((a, b) => a - b)) {
+    reader.write(text.slice(from, cut));
+    from = cut;
+  }
+  return reader.end();
+}
+
+/** The InputError thrown by `read`, or undefined. */
+function inputErrorOf(read: () => unknown): InputError | undefined {
+  try {
+    read();
+  } catch (error) {
+    if (error instanceof InputError) return error;
+    throw error;
+  }
+  return undefined;
+}
+
+describe('a list read as it streams in, one item at a time', () => {
+  const cluster = readFileSync(CLUSTER, 'utf8');
+
+  it('reads what the whole document holds, wherever the chunks are cut', () => {
+    const whole = readKubernetesObjects(cluster, 'cluster.json');
+    fc.assert(fc.property(fc.array(fc.nat(cluster.length), { maxLength: 6 }), (cuts) => {
+      expect(readInPieces(cluster, cuts, 'cluster.json')).toEqual(whole);
+    }), { numRuns: 60 });
+  });
+
+  it("gives a PodList's items, which carry no kind, the list's kind whether it comes before or after them", () => {
+    const items = [{ metadata: { name: 'a', namespace: 'ml' }, spec: { nodeName: 'n1', containers: [] } }, { metadata: { name: 'b', namespace: 'ml' } }];
+    const kindFirst = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', items });
+    const kindLast = JSON.stringify({ apiVersion: 'v1', items, kind: 'PodList' });
+    const first = readKubernetesObjects(kindFirst, 'pods.json');
+    expect(first.pods.map((pod) => pod.name)).toEqual(['a', 'b']);
+    expect(readKubernetesObjects(kindLast, 'pods.json')).toEqual(first);
+  });
+
+  it('names the line and column, in the document, of a syntax error inside an item', () => {
+    // The second item lacks the comma after "Pod": the parser stops at the quote of "metadata",
+    // line 5 column 20.
+    const text = [
+      '{',
+      '  "kind": "List",',
+      '  "items": [',
+      '    {"kind": "Pod", "metadata": {"name": "a"}},',
+      '    {"kind": "Pod" "metadata": {"name": "b"}}',
+      '  ]',
+      '}',
+    ].join('\n');
+    for (const cuts of [[], [60], [70, 71, 72]]) {
+      const error = inputErrorOf(() => readInPieces(text, cuts));
+      expect(error?.location, `cuts ${cuts.join(',')}`).toBe('line 5 column 20');
+      expect(error?.message).toMatch(/^not JSON \(expected the output of kubectl get pods,nodes -A -o json\)/);
+    }
+  });
+
+  it('names the item and where it starts when the parser gives no offset', () => {
+    const text = '{"kind": "List", "items": [\n  {"kind": "Pod"},\n  {"kind": Pod}\n]}';
+    expect(inputErrorOf(() => readInPieces(text, []))?.location).toBe('items[1] from line 3 column 3');
+  });
+
+  it('names the line and column of a syntax error after the items', () => {
+    // No comma after the items' closing bracket: the parser stops at the quote of "kind", line 5 column 3.
+    const text = '{\n  "items": [\n    {"kind": "Pod", "metadata": {"name": "a"}}\n  ]\n  "kind": "List"\n}';
+    expect(inputErrorOf(() => readInPieces(text, [30]))?.location).toBe('line 5 column 3');
+  });
+
+  it('refuses a document that does not open with { at its first character, before reading on', () => {
+    const reader = new KubernetesObjectReader('pods.yaml');
+    const error = inputErrorOf(() => reader.write('\napiVersion: v1\n'));
+    expect(error?.location).toBe('line 2 column 1');
+    expect(error?.message).toMatch(/^not JSON/);
+    expect(inputErrorOf(() => new KubernetesObjectReader('pods.json').write(' [{"kind": "Pod"}]'))?.message).toMatch(/^not a Kubernetes object/);
   });
 });
