@@ -6,12 +6,12 @@ import type { Readable } from 'node:stream';
 import { InputError } from '../../model/errors.js';
 import { openInput, resolveInputs } from '../inputs.js';
 import { kubectlRef, runKubectl, type KubectlOptions } from './kubectl.js';
-import { KubernetesObjectReader, readKubernetesObjects } from './objects.js';
+import { KubernetesObjectReader } from './objects.js';
 import type { KubernetesInventory, KubernetesSourceRead } from './types.js';
 
 export type { ContainerInfo, KubernetesInventory, KubernetesSourceRead, NodeInfo, OwnerInfo, PodInfo, RequestAndLimit } from './types.js';
 export type { KubectlOptions } from './kubectl.js';
-export { kubectlArguments, runKubectl, KUBECTL_MAX_OUTPUT_BYTES, KUBECTL_TIMEOUT_MS } from './kubectl.js';
+export { kubectlArguments, runKubectl, KUBECTL_TIMEOUT_MS } from './kubectl.js';
 export { KubernetesObjectReader, readKubernetesObjects } from './objects.js';
 export { cpuCores, memoryMiB, parseQuantity } from './quantity.js';
 export { deviceCount, isGpuResource, migProfileOfResource } from './gpu-resources.js';
@@ -43,8 +43,9 @@ export async function readKubernetesFiles(args: readonly string[], stdin?: Reada
 
 /** `--kubectl`: the cluster's pods and nodes, as kubectl prints them. */
 export async function readKubernetesFromKubectl(options: KubectlOptions = {}): Promise<KubernetesSourceRead> {
-  const text = await runKubectl(options);
-  return readKubernetesObjects(text, kubectlRef(options.context));
+  const reader = new KubernetesObjectReader(kubectlRef(options.context));
+  await runKubectl(options, (chunk) => reader.write(chunk));
+  return reader.end();
 }
 
 /** Every input's pods and nodes together; a pod or node given twice (same namespace/name) counts once, the first read. */

@@ -16,14 +16,10 @@ export interface KubectlOptions {
   executable?: string;
   /** Whole run, ms; kubectl's own `--request-timeout` gets the same budget. */
   timeoutMs?: number;
-  /** Largest stdout accepted, bytes. */
-  maxOutputBytes?: number;
 }
 
 /** A large cluster's pods and nodes list in seconds; a minute means something is wrong. */
 export const KUBECTL_TIMEOUT_MS = 60_000;
-/** About 100,000 pods' worth of JSON: beyond it the answer would not fit in memory anyway. */
-export const KUBECTL_MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 /** Lines of kubectl's stderr quoted in an error. */
 const STDERR_LINES = 3;
 
@@ -45,45 +41,56 @@ export function kubectlRef(context: string | undefined): string {
 interface ExecaFailure {
   code?: string;
   timedOut?: boolean;
-  isMaxBuffer?: boolean;
+  isTerminated?: boolean;
   exitCode?: number;
   stderr?: unknown;
   shortMessage?: string;
 }
 
-/** Runs the query and returns kubectl's stdout (JSON text). */
-export async function runKubectl(options: KubectlOptions = {}): Promise<string> {
+/**
+ * Runs the query and hands kubectl's stdout (JSON text) to `write` as it comes: a large
+ * cluster's answer is hundreds of MB, never held whole. When `write` throws (the output is not
+ * what was expected), kubectl is stopped and that error is thrown, unless kubectl failed first.
+ */
+export async function runKubectl(options: KubectlOptions, write: (chunk: string) => void): Promise<void> {
   const executable = options.executable ?? 'kubectl';
   const timeoutMs = options.timeoutMs ?? KUBECTL_TIMEOUT_MS;
-  const maxOutputBytes = options.maxOutputBytes ?? KUBECTL_MAX_OUTPUT_BYTES;
-  const endpoint = kubectlRef(options.context);
   // execa (hundreds of modules) loads only when kubectl is really run.
   const { execa } = await import('execa');
+  const subprocess = execa(executable, kubectlArguments(options), {
+    timeout: timeoutMs,
+    stdin: 'ignore',
+    // stdout goes to `write` as it comes; stderr is kept for the error message. kubectl may print
+    // warnings (deprecated APIs) on stderr beside a good answer.
+    buffer: { stdout: false, stderr: true },
+    stripFinalNewline: false,
+  });
+  let refused: { error: unknown } | undefined;
   try {
-    const result = await execa(executable, kubectlArguments(options), {
-      timeout: timeoutMs,
-      maxBuffer: maxOutputBytes,
-      stdin: 'ignore',
-      // kubectl may print warnings (deprecated APIs) on stderr beside a good answer.
-      stripFinalNewline: false,
-    });
-    return result.stdout;
+    subprocess.stdout.setEncoding('utf8');
+    for await (const chunk of subprocess.stdout) write(chunk as string);
   } catch (error) {
-    const failure = error as ExecaFailure;
-    if (failure.code === 'ENOENT') {
-      throw new InputError(`--kubectl: ${executable} is not installed or not on PATH; save the output of kubectl get pods,nodes -A -o json and pass it with --k8s FILE`, { cause: error });
-    }
-    if (failure.timedOut === true) {
-      throw new UpstreamError(`timed out after ${timeoutMs / 1000} s`, { endpoint, cause: error });
-    }
-    if (failure.isMaxBuffer === true) {
-      throw new UpstreamError(`output larger than ${Math.round(maxOutputBytes / 2 ** 20)} MiB`, { endpoint, cause: error });
-    }
-    const stderr = typeof failure.stderr === 'string' ? failure.stderr.trim().split('\n').slice(0, STDERR_LINES).join(' / ') : '';
-    const detail = stderr === '' ? (failure.shortMessage ?? String(error)) : stderr;
-    if (KUBECONFIG_PROBLEMS.some((pattern) => pattern.test(stderr))) {
-      throw new InputError(`--kubectl: ${detail}`, { cause: error });
-    }
-    throw new UpstreamError(`kubectl exited with status ${failure.exitCode ?? 'unknown'}: ${detail}`, { endpoint, cause: error });
+    refused = { error };
+    subprocess.kill();
   }
+  try {
+    await subprocess;
+  } catch (error) {
+    // Stopped because its output was refused: the refusal says what went wrong.
+    if (refused === undefined || (error as ExecaFailure).isTerminated !== true) throw kubectlFailure(error, executable, timeoutMs, kubectlRef(options.context));
+  }
+  if (refused !== undefined) throw refused.error;
+}
+
+/** What a failed kubectl run means for the user: theirs to fix (InputError) or the cluster's (UpstreamError). */
+function kubectlFailure(error: unknown, executable: string, timeoutMs: number, endpoint: string): Error {
+  const failure = error as ExecaFailure;
+  if (failure.code === 'ENOENT') {
+    return new InputError(`--kubectl: ${executable} is not installed or not on PATH; save the output of kubectl get pods,nodes -A -o json and pass it with --k8s FILE`, { cause: error });
+  }
+  if (failure.timedOut === true) return new UpstreamError(`timed out after ${timeoutMs / 1000} s`, { endpoint, cause: error });
+  const stderr = typeof failure.stderr === 'string' ? failure.stderr.trim().split('\n').slice(0, STDERR_LINES).join(' / ') : '';
+  const detail = stderr === '' ? (failure.shortMessage ?? String(error)) : stderr;
+  if (KUBECONFIG_PROBLEMS.some((pattern) => pattern.test(stderr))) return new InputError(`--kubectl: ${detail}`, { cause: error });
+  return new UpstreamError(`kubectl exited with status ${failure.exitCode ?? 'unknown'}: ${detail}`, { endpoint, cause: error });
 }

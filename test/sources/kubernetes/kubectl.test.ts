@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError, UpstreamError } from '../../../src/model/errors.js';
-import { kubectlArguments, readKubernetesFromKubectl, runKubectl } from '../../../src/sources/kubernetes/index.js';
+import { kubectlArguments, readKubernetesFromKubectl } from '../../../src/sources/kubernetes/index.js';
 import { repoRoot } from '../../helpers/corpus.js';
 
 const CLUSTER = path.join(repoRoot, 'test/fixtures/kubernetes/cluster.json');
@@ -56,7 +56,7 @@ describe('kubectl arguments', () => {
   });
 });
 
-describe('runKubectl with a fake kubectl', () => {
+describe('readKubernetesFromKubectl with a fake kubectl', () => {
   it('passes a context with shell metacharacters through as one argument, untouched', async () => {
     const { executable, argsFile } = recordingKubectl();
     const context = 'prod; touch /tmp/pwned $(id)';
@@ -68,20 +68,20 @@ describe('runKubectl with a fake kubectl', () => {
   });
 
   it('says how to go on without kubectl when it is not installed (input error, exit 2)', async () => {
-    const error = await caught(runKubectl({ executable: path.join(tmpdir(), 'no-such-dir', 'kubectl') }));
+    const error = await caught(readKubernetesFromKubectl({ executable: path.join(tmpdir(), 'no-such-dir', 'kubectl') }));
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).message).toMatch(/not installed or not on PATH.*--k8s FILE/);
   });
 
   it('treats an unknown context as the user\'s to fix (input error)', async () => {
-    const error = await caught(runKubectl({ executable: failing('error: context "nope" does not exist\n'), context: 'nope' }));
+    const error = await caught(readKubernetesFromKubectl({ executable: failing('error: context "nope" does not exist\n'), context: 'nope' }));
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).message).toBe('--kubectl: error: context "nope" does not exist');
   });
 
   it('treats an unreachable or refusing cluster as upstream (exit 3), quoting kubectl', async () => {
     const stderr = 'E1120 09:14:03.112233   4242 memcache.go:265] couldn\'t get current server API group list\nUnable to connect to the server: dial tcp 10.0.0.1:443: i/o timeout\nextra\nlines\n';
-    const error = await caught(runKubectl({ executable: failing(stderr) }));
+    const error = await caught(readKubernetesFromKubectl({ executable: failing(stderr) }));
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).endpoint).toBe('kubectl');
     expect((error as UpstreamError).message).toBe(
@@ -91,15 +91,33 @@ describe('runKubectl with a fake kubectl', () => {
 
   it('gives up on a kubectl that hangs', async () => {
     const { executable } = fakeKubectl('setTimeout(() => {}, 60_000);');
-    const error = await caught(runKubectl({ executable, timeoutMs: 300 }));
+    const error = await caught(readKubernetesFromKubectl({ executable, timeoutMs: 300 }));
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).message).toBe('timed out after 0.3 s');
   });
 
-  it('refuses output beyond the bound instead of holding it all', async () => {
-    const { executable } = fakeKubectl(`process.stdout.write('x'.repeat(4 * 1024 * 1024));`);
-    const error = await caught(runKubectl({ executable, maxOutputBytes: 2 * 1024 * 1024 }));
+  it('reads an answer as it streams out, item by item', async () => {
+    // 20,000 pods, some 1.7 MB, written in many pieces.
+    const { executable } = fakeKubectl(`
+process.stdout.write('{"apiVersion": "v1", "items": [');
+for (let i = 0; i < 20000; i += 1) process.stdout.write((i === 0 ? '' : ',') + JSON.stringify({ kind: 'Pod', metadata: { name: 'p' + i, namespace: 'ml' }, spec: { nodeName: 'n' + (i % 100) } }));
+process.stdout.write('], "kind": "List"}');`);
+    const read = await readKubernetesFromKubectl({ executable });
+    expect([read.pods.length, read.records, read.pods[19_999]!.name]).toEqual([20_000, 20_000, 'p19999']);
+  });
+
+  it('stops a kubectl whose answer is not JSON at its first character, however long it would go on', async () => {
+    const { executable } = fakeKubectl(`const line = 'x'.repeat(65536); setInterval(() => process.stdout.write(line), 1);`);
+    const error = await caught(readKubernetesFromKubectl({ executable, timeoutMs: 30_000 }));
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).message).toMatch(/^not JSON/);
+    expect((error as InputError).location).toBe('line 1 column 1');
+  });
+
+  it('reports a kubectl that fails halfway through its answer as the failure, not as a cut document', async () => {
+    const { executable } = fakeKubectl(`process.stdout.write('{"kind": "List", "items": [{"kind": "Pod"},'); process.stderr.write('error: stream error: stream ID 3; INTERNAL_ERROR\\n'); process.exitCode = 1;`);
+    const error = await caught(readKubernetesFromKubectl({ executable }));
     expect(error).toBeInstanceOf(UpstreamError);
-    expect((error as UpstreamError).message).toBe('output larger than 2 MiB');
+    expect((error as UpstreamError).message).toBe('kubectl exited with status 1: error: stream error: stream ID 3; INTERNAL_ERROR');
   });
 });
