@@ -33,6 +33,18 @@ export const gpuAudit: Contender = {
   command: (file) => ({ argv: [process.execPath, CLI, 'audit', file, '--format', 'json'] }),
 };
 
+/**
+ * The Kubernetes list is read beside telemetry (an audit needs some): the small dcgm-exporter
+ * fixture the tests use, so that the time and memory are the list's.
+ */
+const TELEMETRY_BESIDE_LIST = path.join(repoRoot, 'test/fixtures/kubernetes/scrapes.prom');
+const gpuAuditWithList: Contender = {
+  id: 'gpu-audit',
+  label: 'gpu-audit audit scrapes.prom --k8s FILE --format json',
+  role: 'gpu-audit',
+  command: (file) => ({ argv: [process.execPath, CLI, 'audit', TELEMETRY_BESIDE_LIST, '--k8s', file, '--format', 'json'] }),
+};
+
 const floor: Contender = {
   id: 'cat',
   label: 'cat (I/O floor)',
@@ -48,6 +60,7 @@ const etreeDocument = pythonPeer('python-etree', 'Python ElementTree, per docume
 const etreePull = pythonPeer('python-etree-pull', 'Python ElementTree, XMLPullParser', 'xml_etree.py', '--mode', 'pull');
 const pythonCsv = pythonPeer('python-csv', 'Python csv', 'csv_stats.py');
 const pythonPrometheus = pythonPeer('python-prometheus-client', 'Python prometheus_client.parser', 'prom_client.py');
+const pythonJson = pythonPeer('python-json', 'Python json.load', 'k8s_json.py');
 const promtool: Contender = {
   id: 'promtool',
   label: 'promtool check metrics',
@@ -62,6 +75,8 @@ export function contendersFor(input: BenchInput): Contender[] {
       return [gpuAudit, floor, etreeDocument, etreePull];
     case 'query-gpu-csv':
       return [gpuAudit, floor, pythonCsv];
+    case 'kubernetes-list':
+      return [gpuAuditWithList, floor, pythonJson];
     case 'dcgm-exposition':
       // promtool checks one page; on concatenated scrapes it reports duplicate series and stops.
       return input.id === 'dcgm-scrape' ? [gpuAudit, floor, pythonPrometheus, promtool] : [gpuAudit, floor, pythonPrometheus];

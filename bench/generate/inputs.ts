@@ -1,15 +1,17 @@
 /**
- * The benchmark inputs of the issue, at full size or scaled down (`--scale 0.1`): what each
+ * The benchmark inputs of the issue, at full size or scaled down (`--scale 0.1`), and a
+ * Kubernetes list of the same fleet (the peak RSS target holds on every input): what each
  * is, its file name, and how it is made. Files go to `bench/.data/` (ignored by git) and are
  * made once per recipe; the marker beside each file says which recipe made it.
  */
 import path from 'node:path';
 import { writeDcgmFederation } from './dcgm-exposition.js';
+import { writeKubernetesList } from './kubernetes-list.js';
 import { writeNvidiaSmiXmlLog } from './nvidia-smi-xml-log.js';
 import { writeQueryGpuCsvLog } from './query-gpu-csv-log.js';
 import { generateOnce, type ChunkWriter, type GeneratedMarker } from './writer.js';
 
-export type InputFormat = 'nvidia-smi-xml' | 'dcgm-exposition' | 'query-gpu-csv';
+export type InputFormat = 'nvidia-smi-xml' | 'dcgm-exposition' | 'query-gpu-csv' | 'kubernetes-list';
 
 export interface BenchInput {
   id: string;
@@ -60,6 +62,14 @@ export function benchInputs(scale: number): BenchInput[] {
       fileName: `query-gpu-8gpu-log-${scale}.csv`,
       recipe: { generator: 'query-gpu-csv-log', version: GENERATOR_VERSION, targetBytes: bytes(1000) },
       produce: (out) => writeQueryGpuCsvLog(out, bytes(1000)),
+    },
+    {
+      id: 'k8s-list',
+      format: 'kubernetes-list',
+      title: `kubectl get pods,nodes -A -o json of the ${fleetGpus.toLocaleString('en-US')}-GPU cluster (--k8s)`,
+      fileName: `kubernetes-${fleetGpus}gpu-${scale}.json`,
+      recipe: { generator: 'kubernetes-list', version: GENERATOR_VERSION, gpuCount: fleetGpus },
+      produce: (out) => writeKubernetesList(out, fleetGpus),
     },
   ];
   return inputs;

@@ -11,6 +11,7 @@ import { benchInputs, ensureInput } from '../../bench/generate/inputs.js';
 import { asctime, writeNvidiaSmiXmlLog } from '../../bench/generate/nvidia-smi-xml-log.js';
 import { QUERY_GPU_COLUMNS } from '../../bench/generate/query-gpu-csv-log.js';
 import { generateOnce, markerPath } from '../../bench/generate/writer.js';
+import { readKubernetesFiles } from '../../src/sources/kubernetes/index.js';
 
 const SCALE = 0.001;
 let first: string;
@@ -128,5 +129,18 @@ describe('the --query-gpu CSV log', () => {
     expect(lines[1]).toMatch(/^2026\/11\/02 00:00:00\.000, NVIDIA H100 80GB HBM3, 00000000:18:00\.0, GPU-[0-9a-f-]{36}, 0, 550\.127\.05, P0, \d+, \d+ %, \d+ %, 81559 MiB, \d+ MiB, \d+ MiB, [\d.]+ W, \d+ MHz, 2619 MHz$/);
     // Row 9 is GPU 0's second sample, 1 s plus the 20-40 ms the query took later.
     expect(lines[9]).toMatch(/^2026\/11\/02 00:00:01\.0[2-4]\d, .*, 0, /);
+  });
+});
+
+describe('the Kubernetes list', () => {
+  it('holds the 8-GPU nodes of the fleet, a CPU node per five of them, and their pods, as kubectl indents them', async () => {
+    const input = benchInputs(SCALE).find((candidate) => candidate.id === 'k8s-list')!;
+    const { file } = ensureInput(input, first);
+    expect(readFileSync(file, 'utf8').startsWith('{\n    "apiVersion": "v1",\n    "items": [\n        {\n')).toBe(true);
+    const [read] = await readKubernetesFiles([file]);
+    // 10 GPUs at this scale: one GPU node (7 DaemonSet pods and a whole-node trainer) and one CPU
+    // node (4 DaemonSet pods, 30 services): 2 nodes and 42 pods, nothing skipped.
+    expect([read!.nodes.length, read!.pods.length, read!.records, read!.warnings]).toEqual([2, 42, 44, []]);
+    expect(read!.nodes.map((node) => node.gpuCapacity['nvidia.com/gpu'] ?? null)).toEqual([8, null]);
   });
 });

@@ -98,4 +98,25 @@ describe('the Python peers compute gpu-audit figures', () => {
     expect(Object.keys(ours)).toHaveLength(10);
     expectSameFigures(peerFigures('prom_client.py', file), ours);
   });
+
+  it('json on the generated Kubernetes list: GPU nodes, their GPUs, and the GPUs running pods request', async () => {
+    const { file } = generated.get('k8s-list')!;
+    const run = spawnSync(PYTHON, [path.join(repoRoot, 'bench/peers/k8s_json.py'), file], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    const peer = JSON.parse(run.stdout) as { gpuNodes: number; gpus: number; gpusRequested: number };
+    const { report } = await runAudit({
+      inputs: [path.join(repoRoot, 'test/fixtures/kubernetes/scrapes.prom')], kubernetesFiles: [file],
+      timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand', catalog,
+    });
+    const gpuNodes = report.kubernetes!.nodes.filter((node) => (node.gpuAllocatable['nvidia.com/gpu'] ?? 0) > 0);
+    const onGpuNodes = new Set(gpuNodes.map((node) => node.name));
+    const running = report.kubernetes!.pods.filter((pod) => pod.phase === 'Running' && pod.node !== null && onGpuNodes.has(pod.node));
+    expect({
+      gpuNodes: gpuNodes.length,
+      gpus: gpuNodes.reduce((sum, node) => sum + node.gpuAllocatable['nvidia.com/gpu']!, 0),
+      gpusRequested: running.reduce((sum, pod) => sum + pod.gpusRequested, 0),
+    }).toEqual(peer);
+    // At this scale, 10 GPUs: one 8-GPU node, whose trainer pod asks for all 8.
+    expect(peer).toEqual({ gpuNodes: 1, gpus: 8, gpusRequested: 8 });
+  });
 });
