@@ -8,7 +8,7 @@ import type { Report } from '../model/report.js';
 import { renderCheckJson, renderCheckMarkdown, renderCheckTable } from './check-verdict.js';
 import { renderCsv } from './csv.js';
 import { renderHtml } from './html/index.js';
-import { renderJson } from './json.js';
+import { renderJson, renderJsonPieces } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
 import { renderSarif } from './sarif.js';
@@ -35,6 +35,14 @@ export function isReportFormat(value: string): value is ReportFormat {
 /** Renders with the defaults (no colour, 100 columns) for whatever options are not given. */
 export function renderReport(report: Report, format: ReportFormat, options: Partial<RenderOptions> = {}): string {
   return renderers[format](report, { ...DEFAULT_RENDER_OPTIONS, ...options });
+}
+
+/**
+ * What the CLI writes for `--format`: JSON in pieces, each written as it is made (a large
+ * fleet's report is tens of megabytes, see ./json.ts), any other format as one text.
+ */
+export function renderReportOutput(report: Report, format: ReportFormat, options: RenderOptions): string | Iterable<string> {
+  return format === 'json' ? renderJsonPieces(report) : renderers[format](report, options);
 }
 
 /**

@@ -4,8 +4,7 @@ import { Command } from 'commander';
 import { runAudit, type AuditOptions, type AuditResult, type Provider } from '../../audit.js';
 import type { PricingModel } from '../../model/catalog.js';
 import { InputError } from '../../model/errors.js';
-import { renderers } from '../../report/index.js';
-import { renderJsonPieces } from '../../report/json.js';
+import { renderReportOutput } from '../../report/index.js';
 import type { CliIo } from '../io.js';
 import { useColor } from '../io.js';
 import { flagOverConfig, loadAuditConfig, settingsOf, type ConfigSettings } from '../../config/settings.js';
@@ -211,9 +210,7 @@ export async function runAuditCommand(
   const color = useColor(io, options);
   // Redacted here, just before rendering, so every format (and -o) gets the same shareable report.
   const report = options.redact === true ? redactReport(result.report, { key: redactKeyFromEnv(io.env) }) : result.report;
-  // JSON goes out in pieces as it is made: a large fleet's report is tens of megabytes.
-  const text = options.format === 'json' ? renderJsonPieces(report) : renderers[options.format](report, { color, width: 100 });
-  await emitOutput(io, text, options.output);
+  await emitOutput(io, renderReportOutput(report, options.format, { color, width: 100 }), options.output);
   if (options.quiet !== true) {
     for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
   }

@@ -4,7 +4,7 @@
  * The file is validated first (exit 2 naming the file and the JSON path of the problem).
  */
 import { Command } from 'commander';
-import { renderers, reportFormats, type ReportFormat } from '../../report/index.js';
+import { renderReportOutput, reportFormats, type ReportFormat } from '../../report/index.js';
 import type { CliIo } from '../io.js';
 import { useColor } from '../io.js';
 import { addOutputOptions, addRedactOption } from '../options.js';
@@ -44,6 +44,5 @@ export async function runReportCommand(file: string, options: ReportCommandOptio
   const { readReportFile } = await import('../../check/read-report.js');
   const saved = await readReportFile(file);
   const report = options.redact === true ? redactReport(saved, { key: redactKeyFromEnv(io.env) }) : saved;
-  const text = renderers[options.format](report, { color: useColor(io, options), width: 100 });
-  await emitOutput(io, text, options.output);
+  await emitOutput(io, renderReportOutput(report, options.format, { color: useColor(io, options), width: 100 }), options.output);
 }
