@@ -5,7 +5,7 @@
  */
 import { Chalk } from 'chalk';
 import type { CheckReport, ThresholdResult } from '../check/types.js';
-import { REPORT_ORDER, inContractOrder } from './contract-order.js';
+import { renderJsonPieces } from './json.js';
 import { formatNumber, formatUsd } from './format.js';
 import { gpuNames, type GpuNames } from './gpu-labels.js';
 import { renderMarkdown } from './markdown.js';
@@ -197,5 +197,23 @@ export function renderCheckMarkdown(check: CheckReport, options: RenderOptions):
  * `check --baseline` and `gpu-audit report` read this output directly.
  */
 export function renderCheckJson(check: CheckReport): string {
-  return `${JSON.stringify({ report: inContractOrder(check.report, REPORT_ORDER), check: check.check }, null, 2)}\n`;
+  return [...renderCheckJsonPieces(check)].join('');
+}
+
+/**
+ * renderCheckJson in pieces, written as they are made (the report of a large fleet is tens of
+ * megabytes): the report's pieces (./json.ts) one level deeper. Indenting every line break is
+ * exact: a line break inside a JSON value is written `\n`, never as one.
+ */
+export function* renderCheckJsonPieces(check: CheckReport): Generator<string, void, undefined> {
+  const deeper = (text: string): string => text.replaceAll('\n', '\n  ');
+  yield '{\n  "report": ';
+  let previous: string | undefined;
+  for (const piece of renderJsonPieces(check.report)) {
+    if (previous !== undefined) yield deeper(previous);
+    previous = piece;
+  }
+  // The report's last piece ends with its closing newline, which here is the member's comma.
+  yield deeper((previous ?? '{}\n').slice(0, -1));
+  yield `,\n  "check": ${deeper(JSON.stringify(check.check, null, 2))}\n}\n`;
 }

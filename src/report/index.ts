@@ -5,7 +5,7 @@
  */
 import type { CheckReport } from '../check/types.js';
 import type { Report } from '../model/report.js';
-import { renderCheckJson, renderCheckMarkdown, renderCheckTable } from './check-verdict.js';
+import { renderCheckJson, renderCheckJsonPieces, renderCheckMarkdown, renderCheckTable } from './check-verdict.js';
 import { renderCsv } from './csv.js';
 import { renderHtml } from './html/index.js';
 import { renderJson, renderJsonPieces } from './json.js';
@@ -60,6 +60,11 @@ export const checkRenderers = {
 } as const satisfies Record<string, CheckRenderer>;
 
 export type CheckFormat = keyof typeof checkRenderers;
+
+/** What `check` writes for `--format`: JSON in pieces (see renderReportOutput), any other format as one text. */
+export function renderCheckOutput(check: CheckReport, format: CheckFormat, options: RenderOptions): string | Iterable<string> {
+  return format === 'json' ? renderCheckJsonPieces(check) : checkRenderers[format](check, options);
+}
 
 export const checkFormats = Object.keys(checkRenderers) as CheckFormat[];
 

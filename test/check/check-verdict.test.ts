@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runCheck } from '../../src/check/index.js';
 import type { CheckReport } from '../../src/check/types.js';
-import { MAX_LISTED, renderCheckJson, renderCheckMarkdown, renderCheckTable } from '../../src/report/check-verdict.js';
+import { MAX_LISTED, renderCheckJson, renderCheckJsonPieces, renderCheckMarkdown, renderCheckTable } from '../../src/report/check-verdict.js';
+import { inContractOrder, REPORT_ORDER } from '../../src/report/contract-order.js';
 import { DEFAULT_RENDER_OPTIONS } from '../../src/report/types.js';
 import { ANSI_OR_CONTROL, copyOf, lineWith, linesOf, tokens } from '../report/helpers.js';
 import { A10G_ID, SMALL_FLEET } from '../fixtures/reports/small-fleet.js';
@@ -68,6 +69,19 @@ describe('check as Markdown and JSON', () => {
     // A per-GPU limit: one row summing it up, then a row per GPU that breaches it.
     expect(text).toContain('| FAIL | min-vram-headroom-pct | 3 of 4 GPUs within the limit |  | ≥ 5 % |\n| FAIL | min-vram-headroom-pct | node-a #0 8f3c2a1b GI 1 | 0.6 % | ≥ 5 % |\n');
     expect(text).toContain('# GPU audit report');
+  });
+
+  it('writes { report, check } in pieces that join to the one text of JSON.stringify, report in contract order', () => {
+    const report = copyOf(SMALL_FLEET);
+    // 600 GPUs: the report's elements go in several batches.
+    report.gpus = Array.from({ length: 600 }, (_, index) => ({ ...SMALL_FLEET.gpus[0]!, id: `GPU-${index}`, index }));
+    for (const shown of [check, { ...check, report }]) {
+      const pieces = [...renderCheckJsonPieces(shown)];
+      const whole = `${JSON.stringify({ report: inContractOrder(shown.report, REPORT_ORDER), check: shown.check }, null, 2)}\n`;
+      expect(pieces.join('')).toBe(whole);
+      expect(renderCheckJson(shown)).toBe(whole);
+    }
+    expect([...renderCheckJsonPieces({ ...check, report })].length).toBeGreaterThan(4);
   });
 
   it('emits { report, check }: the report whole, the check beside it', () => {

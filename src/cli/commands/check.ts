@@ -19,7 +19,7 @@ import { loadAuditConfig } from '../../config/settings.js';
 import type { CheckReport } from '../../check/types.js';
 import { InputError } from '../../model/errors.js';
 import type { Report } from '../../model/report.js';
-import { checkFormats, checkRenderers, type CheckFormat } from '../../report/index.js';
+import { checkFormats, renderCheckOutput, type CheckFormat } from '../../report/index.js';
 import type { CliIo } from '../io.js';
 import { useColor } from '../io.js';
 import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addRedactOption } from '../options.js';
@@ -147,7 +147,7 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
     check: runCheck(current, { thresholds, baseline, skippedInputs }),
   };
 
-  const text = checkRenderers[options.format](check, { color: useColor(io, options), width: 100 });
+  const text = renderCheckOutput(check, options.format, { color: useColor(io, options), width: 100 });
   await emitOutput(io, text, options.output);
   if (!quiet) for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
   await reportToGitHub(check, io, quiet);
