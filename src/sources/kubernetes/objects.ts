@@ -28,8 +28,9 @@ const LIST_ITEM_KIND: Readonly<Record<string, string>> = { PodList: 'Pod', NodeL
 const EXPECTED = 'expected the output of kubectl get pods,nodes -A -o json';
 
 function notJson(error: unknown, ref: string, location: string | undefined): InputError {
-  // V8 names the offset for some syntax errors only; its message may quote input lines.
-  const reason = String((error as Error).message).replace(/\s+/gu, ' ');
+  // V8 names the offset for some syntax errors only, in the piece it parsed (the location says
+  // where that is in the document); its message may quote input lines.
+  const reason = String((error as Error).message).replace(/\s+/gu, ' ').replace(/ in JSON at position \d+(?: \(line \d+ column \d+\))?/u, '');
   return new InputError(`not JSON (${EXPECTED}): ${reason}`, { file: ref, location, cause: error });
 }
 

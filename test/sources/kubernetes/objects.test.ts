@@ -285,7 +285,8 @@ describe('a list read as it streams in, one item at a time', () => {
     for (const cuts of [[], [60], [70, 71, 72]]) {
       const error = inputErrorOf(() => readInPieces(text, cuts));
       expect(error?.location, `cuts ${cuts.join(',')}`).toBe('line 5 column 20');
-      expect(error?.message).toMatch(/^not JSON \(expected the output of kubectl get pods,nodes -A -o json\)/);
+      // V8's own offset is in the item it parsed: left out, the location says where it is.
+      expect(error?.message).toBe(`not JSON (expected the output of kubectl get pods,nodes -A -o json): Expected ',' or '}' after property value`);
     }
   });
 
