@@ -147,6 +147,22 @@ function compareFindings(current: readonly GatedFinding[], baseline: readonly Ga
 }
 
 /**
+ * What the comparison reads of a saved report: all of it but the GPUs' time lines, hour-of-week
+ * profiles and process lists, the workloads and the recommendations, which no threshold, figure
+ * or finding gate reads (the tests hold the comparison to the same result with and without
+ * them). `check` keeps this through the audit rather than the whole baseline: of a 10,000-GPU
+ * report, the part left out is most of its objects.
+ */
+export function comparedPart(baseline: Report): Report {
+  return {
+    ...baseline,
+    gpus: baseline.gpus.map((gpu) => ({ ...gpu, timeline: null, hourOfWeekComputePct: null, processes: [] })),
+    workloads: [],
+    recommendations: [],
+  };
+}
+
+/**
  * Compares `current` with `baseline` under the same thresholds and finding levels.
  * Pure: the caller reads and validates the baseline file.
  */

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { compareWithBaseline } from '../../src/check/baseline.js';
+import { comparedPart, compareWithBaseline } from '../../src/check/baseline.js';
 import { runCheck } from '../../src/check/index.js';
 import type { Thresholds } from '../../src/check/thresholds.js';
 import type { Finding, Report } from '../../src/model/report.js';
 import { copyOf } from '../report/helpers.js';
+import { FINDINGS_AND_RECOMMENDATIONS } from '../fixtures/reports/findings-and-recommendations.js';
 import { A10G_ID, H100_WHOLE_ID, SMALL_FLEET } from '../fixtures/reports/small-fleet.js';
+import { SNAPSHOT_ONLY } from '../fixtures/reports/snapshot-only.js';
 
 const NONE: Thresholds = { limits: {}, findingLevels: {} };
 const compare = (current: Report, baseline: Report, thresholds = NONE, tolerance = 5) =>
@@ -121,5 +123,38 @@ describe('runCheck with a baseline', () => {
     const without = runCheck(SMALL_FLEET, { thresholds });
     expect(without).toMatchObject({ verdict: 'fail', exitCode: 1, baseline: null });
     expect(without.thresholds).toMatchObject([{ status: 'fail', failsCheck: true }]);
+  });
+});
+
+describe('comparedPart', () => {
+  // Every limit, at values some GPUs and fleets pass and others fail, and every finding an error.
+  const strict: Thresholds = {
+    limits: { maxWastePct: 10, maxIdleGpuHours: 5, minUtilization: 30, maxMonthlyWasteUsd: 100, minVramHeadroomPct: 5, maxVramHeadroomPct: 60 },
+    findingLevels: Object.fromEntries([...SMALL_FLEET.findings, ...FINDINGS_AND_RECOMMENDATIONS.findings].map((finding) => [finding.code, 'error' as const])),
+  };
+  const reports: [string, Report][] = [
+    ['small fleet', SMALL_FLEET],
+    ['small fleet, A10G idle', withA10gIdle(0.9, 60)],
+    ['findings and recommendations', FINDINGS_AND_RECOMMENDATIONS],
+    ['snapshot only', SNAPSHOT_ONLY],
+  ];
+
+  it.each(reports)('leaves every comparison with the baseline %s as it was, whatever the current report', (_name, baseline) => {
+    const part = comparedPart(baseline);
+    for (const [, current] of reports) {
+      for (const thresholds of [NONE, strict]) {
+        expect(compare(current, part, thresholds)).toEqual(compare(current, baseline, thresholds));
+        const options = { thresholds, skippedInputs: [] };
+        expect(runCheck(current, { ...options, baseline: { report: part, ref: 'b.json', tolerance: 5 } }))
+          .toEqual(runCheck(current, { ...options, baseline: { report: baseline, ref: 'b.json', tolerance: 5 } }));
+      }
+    }
+  });
+
+  it('keeps no time line, hour-of-week profile, process list, workload or recommendation', () => {
+    const part = comparedPart(FINDINGS_AND_RECOMMENDATIONS);
+    expect(part.gpus.map((gpu) => [gpu.timeline, gpu.hourOfWeekComputePct, gpu.processes])).toEqual(part.gpus.map(() => [null, null, []]));
+    expect([part.workloads, part.recommendations]).toEqual([[], []]);
+    expect(FINDINGS_AND_RECOMMENDATIONS.recommendations.length).toBeGreaterThan(0);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
+  comparedPart,
   DEFAULT_BASELINE_TOLERANCE,
   FINDING_LEVELS,
   NO_THRESHOLDS,
@@ -128,7 +129,9 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
   let baseline: { report: Report; ref: string; tolerance: number } | undefined;
   // The saved-report reader brings zod: load it only when a baseline is given.
   const readReportFile = options.baseline === undefined ? undefined : (await import('../../check/read-report.js')).readReportFile;
-  if (options.baseline !== undefined && readReportFile !== undefined) baseline = { report: await readReportFile(options.baseline), ref: options.baseline, tolerance: options.baselineTolerance };
+  if (options.baseline !== undefined && readReportFile !== undefined) {
+    baseline = { report: comparedPart(await readReportFile(options.baseline)), ref: options.baseline, tolerance: options.baselineTolerance };
+  }
   const quiet = options.quiet === true;
   if (!quiet && baseline === undefined && Object.keys(thresholds.limits).length === 0 && !Object.values(thresholds.findingLevels).includes('error')) {
     io.stderr('gpu-audit: no limit set (--max-waste-pct, --min-utilization, ... or --baseline): the check can only pass\n');
