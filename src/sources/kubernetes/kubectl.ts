@@ -41,7 +41,6 @@ export function kubectlRef(context: string | undefined): string {
 interface ExecaFailure {
   code?: string;
   timedOut?: boolean;
-  isTerminated?: boolean;
   exitCode?: number;
   stderr?: unknown;
   shortMessage?: string;
@@ -65,19 +64,20 @@ export async function runKubectl(options: KubectlOptions, write: (chunk: string)
     buffer: { stdout: false, stderr: true },
     stripFinalNewline: false,
   });
-  let refused: { error: unknown } | undefined;
+  let refused: { error: unknown; whileRunning: boolean } | undefined;
   try {
     subprocess.stdout.setEncoding('utf8');
     for await (const chunk of subprocess.stdout) write(chunk as string);
   } catch (error) {
-    refused = { error };
+    refused = { error, whileRunning: subprocess.exitCode === null };
     subprocess.kill();
   }
   try {
     await subprocess;
   } catch (error) {
-    // Stopped because its output was refused: the refusal says what went wrong.
-    if (refused === undefined || (error as ExecaFailure).isTerminated !== true) throw kubectlFailure(error, executable, timeoutMs, kubectlRef(options.context));
+    // Stopped because its output was refused: the refusal says what went wrong. A kubectl that
+    // had already failed on its own (printing something else first) says it better.
+    if (refused?.whileRunning !== true) throw kubectlFailure(error, executable, timeoutMs, kubectlRef(options.context));
   }
   if (refused !== undefined) throw refused.error;
 }

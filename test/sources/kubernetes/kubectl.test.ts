@@ -114,6 +114,13 @@ process.stdout.write('], "kind": "List"}');`);
     expect((error as InputError).location).toBe('line 1 column 1');
   });
 
+  it('refuses an answer that is not JSON from a kubectl that says it succeeded', async () => {
+    const { executable } = fakeKubectl(`process.stdout.write('<html>Unauthorized</html>');`);
+    const error = await caught(readKubernetesFromKubectl({ executable }));
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).message).toMatch(/^not JSON/);
+  });
+
   it('reports a kubectl that fails halfway through its answer as the failure, not as a cut document', async () => {
     const { executable } = fakeKubectl(`process.stdout.write('{"kind": "List", "items": [{"kind": "Pod"},'); process.stderr.write('error: stream error: stream ID 3; INTERNAL_ERROR\\n'); process.exitCode = 1;`);
     const error = await caught(readKubernetesFromKubectl({ executable }));
