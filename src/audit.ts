@@ -17,7 +17,7 @@ import type { ObservationSink } from './model/observations.js';
 import type { GpuEntry, InstanceTypeBasis, Report, SourceSummary } from './model/report.js';
 import { REPORT_SCHEMA_VERSION } from './model/report.js';
 import { DEFAULT_RECOMMEND_SETTINGS, recommendForFleet } from './recommend/index.js';
-import { hostForInput, openInput, requireParser, resolveInputs, type InputRef } from './sources/index.js';
+import { hostForInput, openInput, requireParser, resolveInputs, STDIN_REF, type InputRef } from './sources/index.js';
 import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
 import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
 import { withWarnings } from './sources/sink-with-warnings.js';
@@ -85,6 +85,9 @@ const MAX_WARNINGS_PER_SOURCE = 50;
 
 export async function runAudit(options: AuditOptions): Promise<AuditResult> {
   if (options.prometheus !== undefined) return finishAudit(await readPrometheusProfile(options, options.prometheus), [], options);
+  if (options.inputs.includes(STDIN_REF) && (options.kubernetesFiles?.includes(STDIN_REF) ?? false)) {
+    throw new InputError('standard input (-) can be read once: give it to the sources or to --k8s, not both');
+  }
   const inputs = await resolveInputs(options.inputs);
   if (inputs.length === 0) throw new InputError('no input given: name files, directories, globs or - for stdin');
   // Samples stamped after the audit's now (a clock set ahead) are dropped with a warning.

@@ -180,4 +180,10 @@ describe('gpu-audit audit --kubectl', () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('--kube-context needs --kubectl');
   });
+
+  it('exits 2 when both the sources and --k8s are to be read from standard input', () => {
+    const run = runBuiltCli(['audit', '-', '--k8s', '-', '--format', 'json'], { input: readFileSync(SCRAPES), env: { GPU_AUDIT_CACHE_DIR: tempDir() } });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe('gpu-audit: standard input (-) can be read once: give it to the sources or to --k8s, not both\n');
+  });
 });
