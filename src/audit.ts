@@ -84,10 +84,25 @@ export interface AuditResult {
 const MAX_WARNINGS_PER_SOURCE = 50;
 
 export async function runAudit(options: AuditOptions): Promise<AuditResult> {
-  if (options.prometheus !== undefined) return finishAudit(await readPrometheusProfile(options, options.prometheus), [], options);
   if (options.inputs.includes(STDIN_REF) && (options.kubernetesFiles?.includes(STDIN_REF) ?? false)) {
     throw new InputError('standard input (-) can be read once: give it to the sources or to --k8s, not both');
   }
+  // The Kubernetes inputs are read beside the telemetry: a kubectl run mostly waits on the API
+  // server, and a large list is read while a worker parses. finishAudit awaits them (so their
+  // errors come after the telemetry's, as when they were read after it); a failed audit stops them.
+  const stop = new AbortController();
+  const kubernetes = readKubernetesInputs({ files: options.kubernetesFiles, kubectl: options.kubectl, stdin: options.stdin, signal: stop.signal });
+  kubernetes.catch(() => undefined);
+  try {
+    if (options.prometheus !== undefined) return await finishAudit(await readPrometheusProfile(options, options.prometheus), [], options, kubernetes);
+    return await readFilesAndFinish(options, kubernetes);
+  } catch (error) {
+    stop.abort();
+    throw error;
+  }
+}
+
+async function readFilesAndFinish(options: AuditOptions, kubernetes: Promise<KubernetesSourceRead[]>): Promise<AuditResult> {
   const inputs = await resolveInputs(options.inputs);
   if (inputs.length === 0) throw new InputError('no input given: name files, directories, globs or - for stdin');
   // Samples stamped after the audit's now (a clock set ahead) are dropped with a warning.
@@ -115,7 +130,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditResult> {
   for (const warning of profile.warnings) {
     sources.find((source) => source.ref === warning.source)?.warnings.push(warning.message);
   }
-  return finishAudit({ profile, sources }, failures, options);
+  return finishAudit({ profile, sources }, failures, options, kubernetes);
 }
 
 /** What either kind of source hands to the rest of the pipeline. */
@@ -143,8 +158,13 @@ async function readPrometheusProfile(options: AuditOptions, prometheus: NonNulla
   };
 }
 
-async function finishAudit({ profile, sources, transfer }: ReadProfile, failures: InputError[], options: AuditOptions): Promise<AuditResult> {
-  const kubernetesReads = await readKubernetesInputs({ files: options.kubernetesFiles, kubectl: options.kubectl, stdin: options.stdin });
+async function finishAudit(
+  { profile, sources, transfer }: ReadProfile,
+  failures: InputError[],
+  options: AuditOptions,
+  kubernetesRead: Promise<KubernetesSourceRead[]>,
+): Promise<AuditResult> {
+  const kubernetesReads = await kubernetesRead;
   const inventory = mergeInventories(kubernetesReads);
   const nodeOfHost = nodesByHost(inventory.nodes, new Set(profile.gpus.map((gpu) => gpu.host)));
   const catalog = options.catalog ?? (await loadCatalog());

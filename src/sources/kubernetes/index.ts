@@ -23,13 +23,16 @@ export { requestsGpus } from './pods.js';
  * A file found by walking a directory that holds no Kubernetes objects is skipped and said so,
  * as for telemetry sources; a file named outright must be readable.
  */
-export async function readKubernetesFiles(args: readonly string[], stdin?: Readable): Promise<KubernetesSourceRead[]> {
+export async function readKubernetesFiles(args: readonly string[], stdin?: Readable, signal?: AbortSignal): Promise<KubernetesSourceRead[]> {
   const results: KubernetesSourceRead[] = [];
   for (const input of await resolveInputs([...args])) {
     const opened = await openInput(input, stdin);
     try {
       const reader = new KubernetesObjectReader(input.ref);
-      for await (const chunk of opened.chunks) reader.write(chunk);
+      for await (const chunk of opened.chunks) {
+        signal?.throwIfAborted();
+        reader.write(chunk);
+      }
       results.push(reader.end());
     } catch (error) {
       if (!input.discovered || !(error instanceof InputError)) throw error;
@@ -65,11 +68,14 @@ export interface KubernetesInputOptions {
   /** `--kubectl`, with its options. */
   kubectl?: KubectlOptions;
   stdin?: Readable;
+  /** Stops the reading (and kubectl): the audit they were for has failed. */
+  signal?: AbortSignal;
 }
 
 /** Every Kubernetes input of an audit, files first; none given: an empty list. */
 export async function readKubernetesInputs(options: KubernetesInputOptions): Promise<KubernetesSourceRead[]> {
-  const reads = options.files === undefined || options.files.length === 0 ? [] : await readKubernetesFiles(options.files, options.stdin);
-  if (options.kubectl !== undefined) reads.push(await readKubernetesFromKubectl(options.kubectl));
+  const { files, kubectl, signal } = options;
+  const reads = files === undefined || files.length === 0 ? [] : await readKubernetesFiles(files, options.stdin, signal);
+  if (kubectl !== undefined) reads.push(await readKubernetesFromKubectl(signal === undefined ? kubectl : { ...kubectl, signal }));
   return reads;
 }

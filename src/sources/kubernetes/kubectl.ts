@@ -16,6 +16,8 @@ export interface KubectlOptions {
   executable?: string;
   /** Whole run, ms; kubectl's own `--request-timeout` gets the same budget. */
   timeoutMs?: number;
+  /** Stops kubectl (the audit it was run for has failed). */
+  signal?: AbortSignal;
 }
 
 /** A large cluster's pods and nodes list in seconds; a minute means something is wrong. */
@@ -63,6 +65,7 @@ export async function runKubectl(options: KubectlOptions, write: (chunk: string)
     // warnings (deprecated APIs) on stderr beside a good answer.
     buffer: { stdout: false, stderr: true },
     stripFinalNewline: false,
+    ...(options.signal === undefined ? {} : { cancelSignal: options.signal }),
   });
   let refused: { error: unknown; whileRunning: boolean } | undefined;
   try {

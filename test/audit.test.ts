@@ -1,0 +1,81 @@
+/**
+ * runAudit reads the Kubernetes inputs beside the telemetry, not after it: a kubectl run
+ * mostly waits on the API server. Shown without timing: the telemetry comes on standard input,
+ * which the test writes only once a fake kubectl has started, so an audit that ran kubectl
+ * after the telemetry would wait for it in vain.
+ */
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runAudit, type AuditOptions } from '../src/audit.js';
+import { bundledCatalog } from '../src/catalog/index.js';
+import { InputError } from '../src/model/errors.js';
+import { repoRoot } from './helpers/corpus.js';
+
+const SCRAPES = path.join(repoRoot, 'test/fixtures/kubernetes/scrapes.prom');
+const CLUSTER = path.join(repoRoot, 'test/fixtures/kubernetes/cluster.json');
+const WAIT_MS = 20_000;
+
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A fake kubectl that writes `started` (its pid) in `dir`, then does `then`. */
+function fakeKubectl(then: string): { executable: string; started: string } {
+  dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-audit-'));
+  const executable = path.join(dir, 'kubectl');
+  const started = path.join(dir, 'started');
+  writeFileSync(executable, `#!${process.execPath}\nrequire('node:fs').writeFileSync(${JSON.stringify(started)}, String(process.pid));\n${then}\n`);
+  chmodSync(executable, 0o755);
+  return { executable, started };
+}
+
+async function waitFor(file: string): Promise<boolean> {
+  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline;) {
+    if (existsSync(file)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
+const options = (stdin: PassThrough, executable: string): AuditOptions => ({
+  inputs: ['-'], stdin, kubectl: { executable }, timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand', catalog: bundledCatalog(),
+});
+
+describe('runAudit with --kubectl', () => {
+  it('runs kubectl while the telemetry is still being read', async () => {
+    const { executable, started } = fakeKubectl(`process.stdout.write(require('node:fs').readFileSync(${JSON.stringify(CLUSTER)}, 'utf8'));`);
+    const stdin = new PassThrough();
+    const audit = runAudit(options(stdin, executable));
+    const kubectlStarted = await waitFor(started);
+    // The telemetry either way, so that an audit waiting for it ends.
+    stdin.end(readFileSync(SCRAPES));
+    expect(kubectlStarted, 'kubectl did not start before the telemetry was read').toBe(true);
+    const { report } = await audit;
+    expect([report.kubernetes?.pods.length, report.kubernetes?.nodes.length]).toEqual([4, 2]);
+  });
+
+  it('stops kubectl when the telemetry cannot be read', async () => {
+    const { executable, started } = fakeKubectl('setTimeout(() => {}, 60_000);');
+    const stdin = new PassThrough();
+    const audit = runAudit(options(stdin, executable));
+    const kubectlStarted = await waitFor(started);
+    stdin.end('not a metric line at all\n');
+    await expect(audit).rejects.toThrow(InputError);
+    expect(kubectlStarted).toBe(true);
+    const pid = Number(readFileSync(started, 'utf8'));
+    const stopped = async (): Promise<boolean> => {
+      for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline;) {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          return true;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return false;
+    };
+    expect(await stopped(), 'kubectl still runs after the audit failed').toBe(true);
+  });
+});
