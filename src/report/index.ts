@@ -7,10 +7,10 @@ import type { CheckReport } from '../check/types.js';
 import type { Report } from '../model/report.js';
 import { renderCheckJson, renderCheckJsonPieces, renderCheckMarkdown, renderCheckTable } from './check-verdict.js';
 import { renderCsv } from './csv.js';
-import { renderHtml } from './html/index.js';
+import { renderHtml, renderHtmlPieces } from './html/index.js';
 import { renderJson, renderJsonPieces } from './json.js';
 import { renderJunit } from './junit.js';
-import { renderMarkdown } from './markdown.js';
+import { renderMarkdown, renderMarkdownPieces } from './markdown.js';
 import { renderSarif } from './sarif.js';
 import { renderTable } from './table.js';
 import { DEFAULT_RENDER_OPTIONS } from './types.js';
@@ -37,12 +37,16 @@ export function renderReport(report: Report, format: ReportFormat, options: Part
   return renderers[format](report, { ...DEFAULT_RENDER_OPTIONS, ...options });
 }
 
-/**
- * What the CLI writes for `--format`: JSON in pieces, each written as it is made (a large
- * fleet's report is tens of megabytes, see ./json.ts), any other format as one text.
- */
+/** The formats written in pieces, each as it is made: a large fleet's report is tens of megabytes (see ./json.ts). */
+const pieceRenderers: Partial<Record<ReportFormat, (report: Report) => Iterable<string>>> = {
+  json: renderJsonPieces,
+  html: renderHtmlPieces,
+  markdown: renderMarkdownPieces,
+};
+
+/** What the CLI writes for `--format`: in pieces where the format has them, else one text. */
 export function renderReportOutput(report: Report, format: ReportFormat, options: RenderOptions): string | Iterable<string> {
-  return format === 'json' ? renderJsonPieces(report) : renderers[format](report, options);
+  return pieceRenderers[format]?.(report) ?? renderers[format](report, options);
 }
 
 /**

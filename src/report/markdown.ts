@@ -313,18 +313,31 @@ function methodology(report: Report): string {
   ].join('\n');
 }
 
-export const renderMarkdown: Renderer = (report: Report): string => {
+export const renderMarkdown: Renderer = (report: Report): string => [...renderMarkdownPieces(report)].join('');
+
+/**
+ * renderMarkdown in pieces, a section at a time (sections apart by a blank line, an empty one
+ * left out), each written as it is made: a large fleet's document is tens of megabytes.
+ */
+export function* renderMarkdownPieces(report: Report): Generator<string, void, undefined> {
   const names = gpuNames(report.gpus);
-  const sections = [
-    title(report),
-    summary(report, names),
-    windowAndSources(report),
-    gpus(report, names),
-    processes(report, names),
-    workloads(report, names),
-    findings(report, names),
-    recommendations(report, names),
-    methodology(report),
+  const sections: (() => string)[] = [
+    () => title(report),
+    () => summary(report, names),
+    () => windowAndSources(report),
+    () => gpus(report, names),
+    () => processes(report, names),
+    () => workloads(report, names),
+    () => findings(report, names),
+    () => recommendations(report, names),
+    () => methodology(report),
   ];
-  return `${sections.filter((section) => section !== '').join('\n\n')}\n`;
-};
+  let written = 0;
+  for (const section of sections) {
+    const text = section();
+    if (text === '') continue;
+    yield written === 0 ? text : `\n\n${text}`;
+    written += 1;
+  }
+  yield '\n';
+}

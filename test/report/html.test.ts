@@ -9,7 +9,7 @@ import type { Report } from '../../src/model/report.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/report/html/page.js';
 import { escapeHtml, html } from '../../src/report/html/escape.js';
 import { mergeEqualCells } from '../../src/report/html/gpu-charts.js';
-import { renderHtml } from '../../src/report/html/index.js';
+import { renderHtml, renderHtmlPieces } from '../../src/report/html/index.js';
 import { renderReport, reportFormats } from '../../src/report/index.js';
 import { repoRoot } from '../helpers/corpus.js';
 import { BUSY_L4_ID, FINDINGS_AND_RECOMMENDATIONS, IDLE_L4_ID } from '../fixtures/reports/findings-and-recommendations.js';
@@ -92,6 +92,19 @@ describe('a self-contained page', () => {
     expect(urls.every((url) => url === 'http://prometheus.monitoring:9090')).toBe(true);
     expect(output).not.toMatch(/(?:href|src|action|xlink:href)\s*=\s*["']?\s*(?:https?:|javascript:|data:)/iu);
     expect(output).not.toMatch(/<[^>]*=\s*"[^"]*https?:\/\//u);
+  });
+
+  it('is written a section at a time: the head, each section whole in a piece of its own, the end', () => {
+    const pieces = [...renderHtmlPieces(FINDINGS_AND_RECOMMENDATIONS)];
+    expect(pieces.join('')).toBe(output);
+    expect(pieces[0]!.startsWith('<!DOCTYPE html>\n<html lang="en"><head>')).toBe(true);
+    expect(pieces[0]!.endsWith('<body><main>')).toBe(true);
+    expect(pieces.at(-1)).toBe('</main></body></html>\n');
+    for (const id of ['summary', 'charts', 'gpus', 'findings', 'recommendations', 'methodology']) {
+      const holding = pieces.filter((piece) => piece.includes(`id="${id}"`));
+      expect(holding, id).toHaveLength(1);
+      expect(holding[0]!.startsWith('<section'), id).toBe(true);
+    }
   });
 
   it('is registered as the html format', () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/model/report.js';
 import { FIGURE_DEFINITIONS } from '../../src/report/definitions.js';
-import { renderMarkdown } from '../../src/report/markdown.js';
+import { renderMarkdown, renderMarkdownPieces } from '../../src/report/markdown.js';
 import { FINDINGS_AND_RECOMMENDATIONS, TIME_SLICING_CONFIG } from '../fixtures/reports/findings-and-recommendations.js';
 import { SMALL_FLEET } from '../fixtures/reports/small-fleet.js';
 import { SNAPSHOT_ONLY } from '../fixtures/reports/snapshot-only.js';
@@ -45,6 +45,15 @@ function row(markdown: string, firstHeader: string, firstCell: string): Record<s
 }
 
 describe('renderMarkdown: structure', () => {
+  it('is written a section at a time: each piece one section, after the first a blank line before it, a newline last', () => {
+    const pieces = [...renderMarkdownPieces(FINDINGS_AND_RECOMMENDATIONS)];
+    expect(pieces.join('')).toBe(renderMarkdown(FINDINGS_AND_RECOMMENDATIONS, OPTIONS));
+    expect(pieces[0]!.startsWith('# GPU audit report')).toBe(true);
+    expect(pieces.slice(1, -1).every((piece) => /^\n\n#{1,2} /u.test(piece))).toBe(true);
+    expect(pieces.filter((piece) => /^\n\n## GPUs\n/u.test(piece))).toHaveLength(1);
+    expect(pieces.at(-1)).toBe('\n');
+  });
+
   it('has the sections in reading order', () => {
     const headings = linesOf(renderMarkdown(FINDINGS_AND_RECOMMENDATIONS, OPTIONS)).filter((line) => /^#{1,3} /u.test(line));
     expect(headings).toEqual([

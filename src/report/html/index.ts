@@ -5,18 +5,38 @@
  * the methodology. Every figure comes from the Report; every string from it is escaped.
  */
 import type { Report } from '../../model/report.js';
-import { gpuNames } from '../gpu-labels.js';
+import { gpuNames, type GpuNames } from '../gpu-labels.js';
 import type { Renderer } from '../types.js';
-import { html } from './escape.js';
+import { html, type SafeHtml } from './escape.js';
 import { gpuCharts } from './gpu-charts.js';
-import { page } from './page.js';
+import { pagePieces } from './page.js';
 import { executiveSummary, findingsSection, gpuTable, header, methodology, recommendationsSection, windowAndSources } from './sections.js';
 
-export const renderHtml: Renderer = (report: Report): string => {
+export const renderHtml: Renderer = (report: Report): string => [...renderHtmlPieces(report)].join('');
+
+/**
+ * renderHtml in pieces, a section at a time, each written as it is made: a large fleet's page
+ * is tens of megabytes, and joined it was held whole, and again as the bytes written.
+ */
+export function* renderHtmlPieces(report: Report): Generator<string, void, undefined> {
   const names = gpuNames(report.gpus);
+  const navigation = html`<nav><a href="#summary">Summary</a><a href="#charts">Charts</a><a href="#gpus">GPUs</a><a href="#findings">Findings</a><a href="#recommendations">Recommendations</a><a href="#methodology">Methodology</a></nav>`;
+  function* sections(): Generator<SafeHtml, void, undefined> {
+    yield header(report);
+    yield navigation;
+    yield executiveSummary(report, names);
+    yield chartsSection(report, names);
+    yield gpuTable(report, names);
+    yield findingsSection(report, names);
+    yield recommendationsSection(report, names);
+    yield windowAndSources(report);
+    yield methodology(report);
+  }
+  yield* pagePieces('GPU audit report', sections());
+}
+
+function chartsSection(report: Report, names: GpuNames): SafeHtml {
   const charts = gpuCharts(report, names);
   const chartFigures = charts.map((chart) => html`<figure id="${chart.id}"><h3>${chart.heading}</h3><figcaption>${chart.note}</figcaption>${chart.body}</figure>`);
-  const navigation = html`<nav><a href="#summary">Summary</a><a href="#charts">Charts</a><a href="#gpus">GPUs</a><a href="#findings">Findings</a><a href="#recommendations">Recommendations</a><a href="#methodology">Methodology</a></nav>`;
-  const chartsSection = html`<section id="charts"><h2>Charts</h2>${charts.length === 0 ? html`<p>No figures to chart: the inputs hold no GPU.</p>` : chartFigures}</section>`;
-  return page('GPU audit report', html`${header(report)}${navigation}${executiveSummary(report, names)}${chartsSection}${gpuTable(report, names)}${findingsSection(report, names)}${recommendationsSection(report, names)}${windowAndSources(report)}${methodology(report)}`);
-};
+  return html`<section id="charts"><h2>Charts</h2>${charts.length === 0 ? html`<p>No figures to chart: the inputs hold no GPU.</p>` : chartFigures}</section>`;
+}

@@ -63,7 +63,10 @@ ul.facts { padding-left: 18px; }
 @media print { main { max-width: none; padding: 0; } h2 { break-after: avoid; } figure, .recommendation { break-inside: avoid; } }
 `;
 
-export function page(title: string, body: SafeHtml): string {
-  return `<!DOCTYPE html>\n${html`<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${new SafeHtml(STYLE)}</style></head><body><main>${body}</main></body></html>`.value}\n`;
+/** The page around a body given in parts, in pieces: what comes before the body, each part, what comes after. */
+export function* pagePieces(title: string, parts: Iterable<SafeHtml>): Generator<string, void, undefined> {
+  yield `<!DOCTYPE html>\n${html`<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${new SafeHtml(STYLE)}</style></head><body><main>`.value}`;
+  for (const part of parts) yield part.value;
+  yield '</main></body></html>\n';
 }
 
