@@ -26,6 +26,7 @@ const MAX_WARNINGS = 50;
 const LIST_ITEM_KIND: Readonly<Record<string, string>> = { PodList: 'Pod', NodeList: 'Node', List: '' };
 
 const EXPECTED = 'expected the output of kubectl get pods,nodes -A -o json';
+const NOT_AN_OBJECT = 'not a Kubernetes object: expected kind List, PodList, NodeList, Pod or Node';
 
 function notJson(error: unknown, ref: string, location: string | undefined): InputError {
   // V8 names the offset for some syntax errors only, in the piece it parsed (the location says
@@ -69,7 +70,8 @@ class ItemReader {
       const node = readNode(item, warn);
       if (node !== undefined) this.nodes.push(node);
     } else {
-      this.skippedKinds.set(objectKind || 'no kind', (this.skippedKinds.get(objectKind || 'no kind') ?? 0) + 1);
+      const skipped = objectKind || 'no kind';
+      this.skippedKinds.set(skipped, (this.skippedKinds.get(skipped) ?? 0) + 1);
     }
   }
 
@@ -132,7 +134,7 @@ export class KubernetesObjectReader {
     }
     const kind = stringAt(document, 'kind');
     if (document === undefined || kind === undefined) {
-      throw new InputError('not a Kubernetes object: expected kind List, PodList, NodeList, Pod or Node', { file: ref });
+      throw new InputError(NOT_AN_OBJECT, { file: ref });
     }
     const itemKind = LIST_ITEM_KIND[kind];
     if (itemKind === undefined && kind !== 'Pod' && kind !== 'Node') {
@@ -156,7 +158,7 @@ export class KubernetesObjectReader {
     this.started = true;
     const code = chunk.charCodeAt(first);
     if (code === 0x7b) return;
-    if (code === 0x5b) throw new InputError('not a Kubernetes object: expected kind List, PodList, NodeList, Pod or Node', { file: this.ref });
+    if (code === 0x5b) throw new InputError(NOT_AN_OBJECT, { file: this.ref });
     const position = positionAfter({ line: 1, column: 1 }, chunk, first);
     throw notJson(new SyntaxError(`Unexpected token '${chunk[first]}', expected '{'`), this.ref, lineAndColumn(position));
   }
