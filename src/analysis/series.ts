@@ -13,7 +13,8 @@
  *    kept as rows of doubles (./sample-rows.ts), the heap holding row numbers: a short series
  *    keeps every interval, and as objects they were most of a large fleet's analysis memory.
  * If more gaps than that exceed the cap, the shorter of them keep their full weight and
- * `close` reports it so that the analyzer can warn.
+ * `close` reports it so that the analyzer can warn. A fleet's series share a budget of
+ * remembered intervals (./kept-interval-budget.ts), which may lower that number for all of them.
  *
  * The same weights feed an ActivityProfile (timeline buckets, hour-of-week): the full interval
  * as the next sample arrives, the part beyond the cap taken back at `close`, which is why a
@@ -29,6 +30,7 @@
  */
 import { ActivityProfile } from './activity-profile.js';
 import { DEFER_AFTER_ADDS, FigureAccumulator } from './figure-accumulator.js';
+import type { KeptIntervalBudget, KeptIntervals } from './kept-interval-budget.js';
 import { SampleRows } from './sample-rows.js';
 import { fillMissing, type SampleValues, sharesAField } from './sample-values.js';
 import { LargestK } from './stats/largest-k.js';
@@ -58,7 +60,7 @@ export interface KeptInterval {
 
 const UTC_CLOCK = new ZoneClock('UTC');
 
-export class SeriesRecorder {
+export class SeriesRecorder implements KeptIntervals {
   /** Weighted figures of the committed samples (all but the pending last one). */
   readonly figures: FigureAccumulator;
   private readonly intervalSketch = new WeightedQuantileSketch(INTERVAL_MS_RANGE);
@@ -66,9 +68,9 @@ export class SeriesRecorder {
   private intervalMass = 0;
   private intervalTally: WholeValueTally | undefined;
   /** The longest intervals, each with the row of `intervalSamples` holding the sample it weighted. */
-  readonly longestIntervals = new LargestK<number>(LARGEST_INTERVALS_KEPT);
+  readonly longestIntervals: LargestK<number>;
   /** The samples of the kept intervals, with their start times; a row is reused when its interval is pushed out. */
-  private readonly intervalSamples = new SampleRows();
+  private intervalSamples = new SampleRows();
   /** Timeline and hour-of-week of the committed samples, settled at `close`. */
   readonly activity: ActivityProfile;
   firstTimeMs = Number.NaN;
@@ -79,10 +81,38 @@ export class SeriesRecorder {
   private pending: SampleValues | undefined;
   private closed = false;
 
-  /** `clock`: the report's time zone, for the hour-of-week profile. */
-  constructor(idleThresholdPct: number, clock: ZoneClock = UTC_CLOCK) {
+  /** `clock`: the report's time zone, for the hour-of-week profile; `budget`: the fleet's, shared by its series. */
+  constructor(
+    idleThresholdPct: number,
+    clock: ZoneClock = UTC_CLOCK,
+    private readonly budget?: KeptIntervalBudget,
+  ) {
     this.figures = new FigureAccumulator(idleThresholdPct);
     this.activity = new ActivityProfile(clock);
+    this.longestIntervals = new LargestK<number>(budget?.capacity ?? LARGEST_INTERVALS_KEPT);
+    budget?.join(this);
+  }
+
+  get keptIntervalCount(): number {
+    return this.longestIntervals.size;
+  }
+
+  /** Forgets all but the `capacity` longest intervals kept (their rows too), and keeps no more from now on. */
+  keepLongest(capacity: number): void {
+    const longest = this.longestIntervals;
+    if (capacity >= longest.capacity) return;
+    if (longest.size <= capacity) {
+      longest.shrink(capacity);
+      return;
+    }
+    const rows = this.intervalSamples;
+    const compacted = new SampleRows();
+    longest.shrink(capacity, (row) => {
+      const next = compacted.size;
+      compacted.write(next, rows.startMs(row), rows.values(row));
+      return next;
+    });
+    this.intervalSamples = compacted;
   }
 
   record(timeMs: number, values: SampleValues): SampleOutcome {
@@ -165,9 +195,11 @@ export class SeriesRecorder {
     // Most intervals of a long series are no longer than the ones kept already: nothing is stored for them.
     const longest = this.longestIntervals;
     if (!longest.admits(intervalMs)) return;
-    const row = longest.itemPushedOut ?? longest.size;
+    const pushedOut = longest.itemPushedOut;
+    const row = pushedOut ?? longest.size;
     this.intervalSamples.write(row, startMs, values);
     longest.offer(intervalMs, row);
+    if (pushedOut === undefined) this.budget?.added();
   }
 
   private addInterval(intervalMs: number): void {

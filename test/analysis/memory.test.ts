@@ -1,9 +1,12 @@
 /**
  * What the analyzer holds must not grow with samples: per series a bounded interval histogram,
- * at most LARGEST_INTERVALS_KEPT remembered gaps and bounded quantile sketches (not timed).
+ * at most LARGEST_INTERVALS_KEPT remembered gaps (fewer where many long series share the
+ * fleet's MAX_KEPT_INTERVALS) and bounded quantile sketches (not timed).
  */
 import { describe, expect, it } from 'vitest';
 import { createInspectableFleetAnalyzer } from '../../src/analysis/fleet-analyzer.js';
+import { MAX_KEPT_INTERVALS } from '../../src/analysis/kept-interval-budget.js';
+import type { DeviceRef, GpuSample } from '../../src/model/observations.js';
 import { LARGEST_INTERVALS_KEPT } from '../../src/analysis/series.js';
 import { INTERVAL_MS_RANGE, MIB_RANGE, PERCENT_RANGE, WeightedQuantileSketch } from '../../src/analysis/stats/weighted-quantile-sketch.js';
 import { gpu0, gpu1, T0 } from './events.js';
@@ -41,6 +44,60 @@ describe('a million samples of one GPU', () => {
   });
 });
 
+describe('a fleet of long series', () => {
+  // 200 GPUs on hosts of their own, 1,400 samples each at 1 s with up to 20 ms of jitter, and
+  // `gaps` 10-minute outages per GPU: 279,800 intervals, more than the fleet's 262,144.
+  const GPUS = 200;
+  const SAMPLES = 1400;
+  const refOf = (gpu: number): DeviceRef => ({ host: `node-${String(gpu).padStart(3, '0')}`, uuid: `GPU-${String(gpu).padStart(8, '0')}-0000-0000-0000-000000000000`, index: 0 });
+  function samplesOf(gpu: number, gaps: number): GpuSample[] {
+    const ref = refOf(gpu);
+    const spacing = Math.floor((SAMPLES - 1) / (gaps + 1));
+    let time = T0;
+    return Array.from({ length: SAMPLES }, (_, i) => {
+      time += i > 0 && i % spacing === 0 && i / spacing <= gaps ? 600_000 : 1000 + ((i * 7 + gpu) % 21);
+      return { ref, time, utilizationPct: (i * 7 + gpu) % 101, memoryUsedMiB: ((i + gpu) * 7919) % 81920 };
+    });
+  }
+  function analyzeFleet(gpus: number[], gapsOf: (gpu: number) => number) {
+    const analyzer = createInspectableFleetAnalyzer({ idleThresholdPct: 5 });
+    analyzer.beginSource('fleet.csv');
+    const series = gpus.map((gpu) => samplesOf(gpu, gapsOf(gpu)));
+    // Tick by tick, as a fleet's scrapes come.
+    for (let i = 0; i < SAMPLES; i += 1) for (const samples of series) analyzer.sample(samples[i]!);
+    const retained = analyzer.retainedState();
+    return { retained, profile: analyzer.finish() };
+  }
+  const everyGpu = Array.from({ length: GPUS }, (_, gpu) => gpu);
+
+  it('share one budget of remembered intervals: each series is cut to what fits in half of it', () => {
+    const { retained, profile } = analyzeFleet(everyGpu, () => 3);
+    // Cut when the 262,145th interval came (about 1,311 per series): to floor(131,072 / 200) = 655 each.
+    expect(retained.largestIntervalHeap).toBe(655);
+    expect(retained.keptIntervals).toBe(GPUS * 655);
+    expect(profile.warnings).toEqual([]);
+    expect(profile.gpus.map(({ samples }) => samples)).toEqual(everyGpu.map(() => SAMPLES));
+  });
+
+  it('gives each GPU the figures it has alone: only ordinary intervals were forgotten', () => {
+    const { profile } = analyzeFleet(everyGpu, () => 3);
+    for (const gpu of [0, 77, 199]) {
+      const alone = analyzeFleet([gpu], () => 3).profile.gpus[0]!;
+      expect(profile.gpus.find((entry) => entry.host === refOf(gpu).host)).toEqual(alone);
+    }
+  });
+
+  it('warns for a GPU with more long gaps than its share, naming the shared limit', () => {
+    // GPU 5: an outage after every other sample, 680 of them, still fewer than its ordinary intervals.
+    const { profile } = analyzeFleet(everyGpu, (gpu) => (gpu === 5 ? 680 : 3));
+    const id = profile.gpus.find((entry) => entry.host === refOf(5).host)!.id;
+    expect(profile.warnings).toEqual([{
+      source: 'fleet.csv',
+      message: `GPU ${id}: more than 655 gaps exceed twice the median sample interval; the longest were capped, the rest count in full (${LARGEST_INTERVALS_KEPT} per GPU but for inputs of many long series, which share ${MAX_KEPT_INTERVALS})`,
+    }]);
+  });
+});
+
 describe('after finish', () => {
   it('holds nothing of the devices: their series, points and tables were let go as their entries were built', () => {
     // Two GPUs in two inputs, with timed samples, point values and processes; the profile is
@@ -54,6 +111,6 @@ describe('after finish', () => {
     expect(analyzer.retainedState()).toMatchObject({ deviceRefs: 2, series: 2, processes: 1 });
     const profile = analyzer.finish();
     expect(profile.gpus.map(({ samples }) => samples)).toEqual([50, 51]);
-    expect(analyzer.retainedState()).toEqual({ deviceRefs: 0, series: 0, largestIntervalHistogramBuckets: 0, largestIntervalHeap: 0, sketchBuckets: 0, processes: 0 });
+    expect(analyzer.retainedState()).toEqual({ deviceRefs: 0, series: 0, largestIntervalHistogramBuckets: 0, largestIntervalHeap: 0, keptIntervals: 0, sketchBuckets: 0, processes: 0 });
   });
 });

@@ -19,12 +19,19 @@ export interface KeyedEntry<T> {
 }
 
 export class LargestK<T> {
-  private readonly keys: number[] = [];
-  private readonly items: T[] = [];
+  private keys: number[] = [];
+  private items: T[] = [];
   private droppedMax = -Infinity;
+  private kept: number;
 
-  constructor(readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+  constructor(capacity: number) {
+    checkCapacity(capacity);
+    this.kept = capacity;
+  }
+
+  /** Entries kept at most. */
+  get capacity(): number {
+    return this.kept;
   }
 
   get size(): number {
@@ -42,7 +49,7 @@ export class LargestK<T> {
    * its own keeps items as slot numbers and writes the new payload into this one's slot.
    */
   get itemPushedOut(): T | undefined {
-    return this.items.length < this.capacity ? undefined : this.items[0];
+    return this.items.length < this.kept ? undefined : this.items[0];
   }
 
   /**
@@ -50,14 +57,14 @@ export class LargestK<T> {
    * dropped (as `offer` would count it), so the caller may skip the offer and its payload.
    */
   admits(key: number): boolean {
-    if (this.items.length < this.capacity || !(key <= this.keys[0]!)) return true;
+    if (this.items.length < this.kept || !(key <= this.keys[0]!)) return true;
     this.droppedMax = Math.max(this.droppedMax, key);
     return false;
   }
 
   offer(key: number, item: T): void {
     const size = this.items.length;
-    if (size < this.capacity) {
+    if (size < this.kept) {
       this.keys.push(key);
       this.items.push(item);
       this.siftUp(size);
@@ -72,6 +79,30 @@ export class LargestK<T> {
     this.keys[0] = key;
     this.items[0] = item;
     this.siftDown(0);
+  }
+
+  /**
+   * Lowers the capacity to `capacity`, dropping the entries with the smallest keys (counted as
+   * dropped, as if never let in); the items of the entries still kept, where `renumber` is given,
+   * become what it returns for them (a caller keeping payloads in slots of its own compacts them).
+   */
+  shrink(capacity: number, renumber?: (item: T) => T): void {
+    checkCapacity(capacity);
+    if (capacity > this.kept) throw new RangeError(`capacity can only be lowered: ${this.kept} to ${capacity}`);
+    this.kept = capacity;
+    const { keys, items } = this;
+    while (items.length > capacity) {
+      this.droppedMax = Math.max(this.droppedMax, keys[0]!);
+      const last = items.length - 1;
+      keys[0] = keys[last]!;
+      items[0] = items[last]!;
+      keys.length = last;
+      items.length = last;
+      this.siftDown(0);
+    }
+    // Copies, so that the arrays' spare room goes too: shrinking is how a caller gives memory back.
+    this.keys = keys.slice();
+    this.items = renumber === undefined ? items.slice() : items.map((item) => renumber(item));
   }
 
   /** The kept entries, in no particular order (the heap's: the same for the same offers). */
@@ -116,4 +147,8 @@ export class LargestK<T> {
       parent = smallest;
     }
   }
+}
+
+function checkCapacity(capacity: number): void {
+  if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
 }

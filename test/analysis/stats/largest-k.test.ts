@@ -51,6 +51,51 @@ describe('LargestK', () => {
     expect(largest.entries().map(({ item }) => item).sort()).toEqual(['b', 'c']);
   });
 
+  it('shrinks to a lower capacity by letting its smallest keys go, and keeps no more than that after', () => {
+    const largest = new LargestK<string>(4);
+    for (const [key, item] of [[5, 'a'], [1, 'b'], [9, 'c'], [7, 'd']] as const) largest.offer(key, item);
+    largest.shrink(2);
+    // kept: 9 c, 7 d; let go: 1 and 5 -> largest dropped 5
+    expect(largest.capacity).toBe(2);
+    expect(largest.entries().sort((a, b) => b.key - a.key)).toEqual([{ key: 9, item: 'c' }, { key: 7, item: 'd' }]);
+    expect(largest.largestDroppedKey).toBe(5);
+    largest.offer(8, 'e'); // pushes out 7
+    expect(largest.entries().map(({ key }) => key).sort()).toEqual([8, 9]);
+    expect(largest.largestDroppedKey).toBe(7);
+  });
+
+  it('renumbers the items it keeps when it shrinks, and refuses to grow', () => {
+    const largest = new LargestK<number>(3);
+    for (const [key, row] of [[4, 0], [6, 1], [2, 2]]) largest.offer(key!, row!);
+    const renumbered: number[] = [];
+    largest.shrink(2, (row) => {
+      renumbered.push(row);
+      return renumbered.length - 1;
+    });
+    expect(renumbered.sort()).toEqual([0, 1]);
+    expect(largest.entries().map(({ item }) => item).sort()).toEqual([0, 1]);
+    expect(() => largest.shrink(3)).toThrow(RangeError);
+    expect(() => largest.shrink(0)).toThrow(RangeError);
+  });
+
+  it('keeps, shrunk part way through, the largest keys a heap of the lower capacity would have kept', () => {
+    fc.assert(fc.property(fc.integer({ min: 2, max: 40 }), fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 300 }), fc.nat(), fc.nat(), (capacity, keys, cutAt, lowerBy) => {
+      const lower = 1 + (lowerBy % (capacity - 1));
+      const cut = keys.length === 0 ? 0 : cutAt % keys.length;
+      const shrunk = new LargestK<number>(capacity);
+      const small = new LargestK<number>(lower);
+      keys.forEach((key, item) => {
+        if (item === cut) shrunk.shrink(lower);
+        if (shrunk.admits(key)) shrunk.offer(key, item);
+        small.offer(key, item);
+      });
+      if (keys.length === 0) shrunk.shrink(lower);
+      const sortedKeys = (heap: LargestK<number>): number[] => heap.entries().map(({ key }) => key).sort((a, b) => a - b);
+      expect(sortedKeys(shrunk)).toEqual(sortedKeys(small));
+      expect(shrunk.largestDroppedKey).toBe(small.largestDroppedKey);
+    }));
+  });
+
   it('keeps the same entries in the same order as the heap of entry objects it replaced', () => {
     // The order of entries() is the order in which series.ts takes weight back: float sums depend on it.
     fc.assert(fc.property(fc.integer({ min: 1, max: 40 }), fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 300 }), (capacity, keys) => {
