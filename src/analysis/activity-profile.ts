@@ -9,6 +9,7 @@ import type { LadderBasis } from './compute-ladder.js';
 import { computePercents, RUNG_COUNT, rungIndex } from './compute-percent.js';
 import { HourOfWeekSlots } from './hour-of-week.js';
 import type { SampleValues } from './sample-values.js';
+import type { SharedBudget } from './shared-budget.js';
 import { TimelineBuckets } from './timeline-buckets.js';
 import type { ZoneClock } from './zone-clock.js';
 
@@ -19,10 +20,15 @@ import type { ZoneClock } from './zone-clock.js';
 const percents = new Float64Array(RUNG_COUNT);
 
 export class ActivityProfile {
-  readonly buckets = new TimelineBuckets();
+  readonly buckets: TimelineBuckets;
   readonly hours: HourOfWeekSlots;
 
-  constructor(readonly clock: ZoneClock) {
+  /** `budget`: the timeline buckets a fleet's series share (./shared-budget.ts). */
+  constructor(
+    readonly clock: ZoneClock,
+    budget?: SharedBudget,
+  ) {
+    this.buckets = new TimelineBuckets(budget);
     this.hours = new HourOfWeekSlots(clock);
   }
 

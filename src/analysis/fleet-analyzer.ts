@@ -18,8 +18,7 @@ import { CpuUsageTable, MAX_CPU_SERIES, type ContainerCpuFigures, type HostCpuFi
 import { MAX_PROCESS_SERIES, ProcessCpuTable, type ProcessTreeCpuFigures } from './pipeline/process-cpu.js';
 import { ProcessTable } from './processes.js';
 import { sampleValues } from './sample-values.js';
-import { KeptIntervalBudget, MAX_KEPT_INTERVALS } from './kept-interval-budget.js';
-import { LARGEST_INTERVALS_KEPT, SeriesRecorder } from './series.js';
+import { LARGEST_INTERVALS_KEPT, MAX_KEPT_INTERVALS, SeriesRecorder, seriesBudgets } from './series.js';
 import { closeTimeline, selectNonOverlapping, type SourcedSeries } from './timeline.js';
 import { ZoneClock } from './zone-clock.js';
 
@@ -63,8 +62,10 @@ export interface RetainedState {
   series: number;
   largestIntervalHistogramBuckets: number;
   largestIntervalHeap: number;
-  /** Intervals remembered by all series together (KeptIntervalBudget). */
+  /** Intervals remembered by all series together (series.ts SeriesBudgets). */
   keptIntervals: number;
+  /** Timeline buckets held by all series together. */
+  timelineBuckets: number;
   sketchBuckets: number;
   processes: number;
 }
@@ -169,8 +170,8 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   private processCpuOverflowSource: string | undefined;
   /** The report's zone, for hour-of-week; shared by every series so its offset cache is too. */
   private readonly clock: ZoneClock;
-  /** What all series together may remember of their longest intervals. */
-  private readonly keptIntervals = new KeptIntervalBudget(MAX_KEPT_INTERVALS, LARGEST_INTERVALS_KEPT);
+  /** What all series together may hold: remembered intervals and timeline buckets. */
+  private readonly budgets = seriesBudgets();
 
   /** Timed samples after this are from the future: a clock set ahead, not time that was observed. */
   private readonly latestPlausibleMs: number;
@@ -209,7 +210,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       state.futureCount += 1;
       return;
     }
-    state.series ??= new SeriesRecorder(this.options.idleThresholdPct, this.clock, this.keptIntervals);
+    state.series ??= new SeriesRecorder(this.options.idleThresholdPct, this.clock, this.budgets);
     state.series.record(sample.time, sampleValues(sample));
   }
 
@@ -253,7 +254,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
 
   retainedState(): RetainedState {
     const state: RetainedState = {
-      deviceRefs: this.refs.size, series: 0, largestIntervalHistogramBuckets: 0, largestIntervalHeap: 0, keptIntervals: this.keptIntervals.keptCount, sketchBuckets: 0, processes: 0,
+      deviceRefs: this.refs.size, series: 0, largestIntervalHistogramBuckets: 0, largestIntervalHeap: 0, keptIntervals: this.budgets.keptIntervals.count, timelineBuckets: this.budgets.timelineBuckets.count, sketchBuckets: 0, processes: 0,
     };
     for (const ref of this.refs.values()) {
       for (const perSource of ref.bySource.values()) {
@@ -273,8 +274,9 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   finish(): FleetProfile {
     if (this.finished) throw new Error('FleetAnalyzer.finish called twice');
     this.finished = true;
-    // No interval comes any more: the budget must not keep the series alive as their devices are done.
-    this.keptIntervals.release();
+    // No sample comes any more: the budgets must not keep the series alive as their devices are done.
+    this.budgets.keptIntervals.release();
+    this.budgets.timelineBuckets.release();
     const warnings: AnalysisWarning[] = [...this.sourceWarnings];
     const { physical, mig } = this.groupDevices(warnings);
 
@@ -494,7 +496,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     const timeline = closeTimeline(selection.kept, threshold);
     for (const { label, recorder } of timeline.uncorrectedGaps) {
       const kept = recorder.longestIntervals.capacity;
-      const shared = kept < LARGEST_INTERVALS_KEPT ? ` (${LARGEST_INTERVALS_KEPT} per GPU but for inputs of many long series, which share ${MAX_KEPT_INTERVALS})` : '';
+      const shared = kept < LARGEST_INTERVALS_KEPT ? ` (not ${LARGEST_INTERVALS_KEPT}: the audit's many long series share ${MAX_KEPT_INTERVALS} remembered intervals)` : '';
       warnings.push({
         source: label,
         message: `GPU ${id}: more than ${kept} gaps exceed twice the median sample interval; the longest were capped, the rest count in full${shared}`,

@@ -13,8 +13,10 @@
  *    kept as rows of doubles (./sample-rows.ts), the heap holding row numbers: a short series
  *    keeps every interval, and as objects they were most of a large fleet's analysis memory.
  * If more gaps than that exceed the cap, the shorter of them keep their full weight and
- * `close` reports it so that the analyzer can warn. A fleet's series share a budget of
- * remembered intervals (./kept-interval-budget.ts), which may lower that number for all of them.
+ * `close` reports it so that the analyzer can warn. A fleet's series share a limit on what they
+ * remember (./shared-budget.ts), which may lower that number for all of them: a cut drops the
+ * shortest intervals remembered, in a steady series ordinary ones, never over the cap, so its
+ * figures do not change.
  *
  * The same weights feed an ActivityProfile (timeline buckets, hour-of-week): the full interval
  * as the next sample arrives, the part beyond the cap taken back at `close`, which is why a
@@ -30,7 +32,8 @@
  */
 import { ActivityProfile } from './activity-profile.js';
 import { DEFER_AFTER_ADDS, FigureAccumulator } from './figure-accumulator.js';
-import type { KeptIntervalBudget, KeptIntervals } from './kept-interval-budget.js';
+import { SharedBudget, type BudgetMember } from './shared-budget.js';
+import { timelineBucketBudget } from './timeline-buckets.js';
 import { SampleRows } from './sample-rows.js';
 import { fillMissing, type SampleValues, sharesAField } from './sample-values.js';
 import { LargestK } from './stats/largest-k.js';
@@ -39,6 +42,21 @@ import { exactMassAfter, WholeValueTally } from './whole-value-tally.js';
 import { ZoneClock } from './zone-clock.js';
 
 export const LARGEST_INTERVALS_KEPT = 4096;
+/** Intervals remembered by all series of a fleet before they are cut: some 30 MB. */
+export const MAX_KEPT_INTERVALS = 256 * 1024;
+/** The least a cut leaves a series. */
+export const MIN_KEPT_PER_SERIES = 16;
+
+/** The limits a fleet's series share (./shared-budget.ts). */
+export interface SeriesBudgets {
+  keptIntervals: SharedBudget;
+  timelineBuckets: SharedBudget;
+}
+
+export function seriesBudgets(): SeriesBudgets {
+  return { keptIntervals: new SharedBudget(MAX_KEPT_INTERVALS, LARGEST_INTERVALS_KEPT, MIN_KEPT_PER_SERIES), timelineBuckets: timelineBucketBudget() };
+}
+
 /** Cap on a sample's weight, in median intervals. */
 export const GAP_CAP_MEDIAN_INTERVALS = 2;
 /** Intervals tallied at a time: a window of this many milliseconds around the log's cadence. */
@@ -60,7 +78,7 @@ export interface KeptInterval {
 
 const UTC_CLOCK = new ZoneClock('UTC');
 
-export class SeriesRecorder implements KeptIntervals {
+export class SeriesRecorder implements BudgetMember {
   /** Weighted figures of the committed samples (all but the pending last one). */
   readonly figures: FigureAccumulator;
   private readonly intervalSketch = new WeightedQuantileSketch(INTERVAL_MS_RANGE);
@@ -81,24 +99,24 @@ export class SeriesRecorder implements KeptIntervals {
   private pending: SampleValues | undefined;
   private closed = false;
 
-  /** `clock`: the report's time zone, for the hour-of-week profile; `budget`: the fleet's, shared by its series. */
-  constructor(
-    idleThresholdPct: number,
-    clock: ZoneClock = UTC_CLOCK,
-    private readonly budget?: KeptIntervalBudget,
-  ) {
+  private readonly keptBudget: SharedBudget | undefined;
+
+  /** `clock`: the report's time zone, for the hour-of-week profile; `budgets`: the fleet's, shared by its series. */
+  constructor(idleThresholdPct: number, clock: ZoneClock = UTC_CLOCK, budgets?: SeriesBudgets) {
     this.figures = new FigureAccumulator(idleThresholdPct);
-    this.activity = new ActivityProfile(clock);
-    this.longestIntervals = new LargestK<number>(budget?.capacity ?? LARGEST_INTERVALS_KEPT);
-    budget?.join(this);
+    this.activity = new ActivityProfile(clock, budgets?.timelineBuckets);
+    this.keptBudget = budgets?.keptIntervals;
+    this.longestIntervals = new LargestK<number>(this.keptBudget?.capacity ?? LARGEST_INTERVALS_KEPT);
+    this.keptBudget?.join(this);
   }
 
-  get keptIntervalCount(): number {
+  /** Intervals remembered (the kept-interval budget's unit). */
+  get budgetedCount(): number {
     return this.longestIntervals.size;
   }
 
   /** Forgets all but the `capacity` longest intervals kept (their rows too), and keeps no more from now on. */
-  keepLongest(capacity: number): void {
+  limitTo(capacity: number): void {
     const longest = this.longestIntervals;
     if (capacity >= longest.capacity) return;
     if (longest.size <= capacity) {
@@ -199,7 +217,7 @@ export class SeriesRecorder implements KeptIntervals {
     const row = pushedOut ?? longest.size;
     this.intervalSamples.write(row, startMs, values);
     longest.offer(intervalMs, row);
-    if (pushedOut === undefined) this.budget?.added();
+    if (pushedOut === undefined) this.keptBudget?.changed(1);
   }
 
   private addInterval(intervalMs: number): void {

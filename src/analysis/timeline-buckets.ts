@@ -27,10 +27,22 @@
 import { type GpuTimeline, TIMELINE_MAX_BUCKETS } from '../model/report.js';
 import { RUNG_COUNT } from './compute-percent.js';
 import { IsoTimes } from './iso-time.js';
+import { SharedBudget, type BudgetMember } from './shared-budget.js';
 
 export const BASE_BUCKET_MS = 60_000;
 /** Buckets held while streaming; `shrinkTo` brings them down to what the report shows. */
 export const STREAMING_BUCKET_CAP = 2 * TIMELINE_MAX_BUCKETS;
+/**
+ * Buckets held by all timelines of a fleet before they are widened (./shared-budget.ts): some
+ * 25 MB. Past it, a fleet's timelines hold and report fewer, wider buckets, at least MIN_TIMELINE_BUCKETS.
+ */
+export const MAX_TIMELINE_BUCKETS_HELD = 256 * 1024;
+export const MIN_TIMELINE_BUCKETS = 32;
+
+/** The limit on the buckets a fleet's timelines hold. */
+export function timelineBucketBudget(): SharedBudget {
+  return new SharedBudget(MAX_TIMELINE_BUCKETS_HELD, STREAMING_BUCKET_CAP, MIN_TIMELINE_BUCKETS);
+}
 /** Weight left over from adding and taking back the same time (floating point), in ms. */
 const NEGLIGIBLE_WEIGHT_MS = 1e-3;
 
@@ -63,16 +75,34 @@ function addComputePart(cells: number[], at: number, partMs: number, percents: F
   }
 }
 
-export class TimelineBuckets {
+export class TimelineBuckets implements BudgetMember {
   bucketMs = BASE_BUCKET_MS;
   /** Epoch bucket number of the first bucket held. */
   private first = 0;
   private held = 0;
   /** STRIDE numbers per bucket held (see the offsets above). */
   private cells: number[] = [];
+  /** Buckets held at most: the budget's capacity, which a cut may lower. */
+  private cap: number;
+
+  /** `budget`: the buckets a fleet's timelines share. */
+  constructor(private readonly budget?: SharedBudget) {
+    this.cap = budget?.capacity ?? STREAMING_BUCKET_CAP;
+    budget?.join(this);
+  }
 
   get count(): number {
     return this.held;
+  }
+
+  get budgetedCount(): number {
+    return this.held;
+  }
+
+  /** Widens until at most `capacity` buckets remain, and holds no more than that from now on. */
+  limitTo(capacity: number): void {
+    this.cap = Math.min(this.cap, capacity);
+    this.shrinkTo(this.cap);
   }
 
   /**
@@ -198,7 +228,7 @@ export class TimelineBuckets {
       const endNeeded = Math.ceil(endMs / this.bucketMs);
       const newFirst = this.held === 0 ? firstNeeded : Math.min(this.first, firstNeeded);
       const newEnd = this.held === 0 ? endNeeded : Math.max(this.first + this.held, endNeeded);
-      if (newEnd - newFirst > STREAMING_BUCKET_CAP) {
+      if (newEnd - newFirst > this.cap) {
         if (this.held === 0) this.bucketMs *= 2;
         else this.widen();
         continue;
@@ -221,6 +251,7 @@ export class TimelineBuckets {
     }
     for (let bucket = 0; bucket < after; bucket += 1) pushEmptyBucket(this.cells);
     this.held += before + after;
+    this.budget?.changed(before + after);
   }
 
   /** Doubles the bucket width, merging each even-numbered bucket with the odd one after it. */
@@ -246,6 +277,7 @@ export class TimelineBuckets {
     }
     this.bucketMs *= 2;
     this.first = newFirst;
+    this.budget?.changed(newCount - this.held);
     this.held = newCount;
     this.cells = cells;
   }

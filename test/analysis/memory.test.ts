@@ -5,9 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createInspectableFleetAnalyzer } from '../../src/analysis/fleet-analyzer.js';
-import { MAX_KEPT_INTERVALS } from '../../src/analysis/kept-interval-budget.js';
 import type { DeviceRef, GpuSample } from '../../src/model/observations.js';
-import { LARGEST_INTERVALS_KEPT } from '../../src/analysis/series.js';
+import { LARGEST_INTERVALS_KEPT, MAX_KEPT_INTERVALS } from '../../src/analysis/series.js';
 import { INTERVAL_MS_RANGE, MIB_RANGE, PERCENT_RANGE, WeightedQuantileSketch } from '../../src/analysis/stats/weighted-quantile-sketch.js';
 import { gpu0, gpu1, T0 } from './events.js';
 
@@ -93,8 +92,56 @@ describe('a fleet of long series', () => {
     const id = profile.gpus.find((entry) => entry.host === refOf(5).host)!.id;
     expect(profile.warnings).toEqual([{
       source: 'fleet.csv',
-      message: `GPU ${id}: more than 655 gaps exceed twice the median sample interval; the longest were capped, the rest count in full (${LARGEST_INTERVALS_KEPT} per GPU but for inputs of many long series, which share ${MAX_KEPT_INTERVALS})`,
+      message: `GPU ${id}: more than 655 gaps exceed twice the median sample interval; the longest were capped, the rest count in full (not ${LARGEST_INTERVALS_KEPT}: the audit's many long series share ${MAX_KEPT_INTERVALS} remembered intervals)`,
     }]);
+  });
+});
+
+describe('a fleet of long timelines', () => {
+  // 300 GPUs sampled every minute for 900 minutes: some 900 one-minute buckets each while
+  // streaming, 270,000 in all, more than the fleet's 262,144.
+  const GPUS = 300;
+  const SAMPLES = 901;
+  const refOf = (gpu: number): DeviceRef => ({ host: `node-${String(gpu).padStart(3, '0')}`, index: 0 });
+  function analyzeFleet(gpus: number[]) {
+    const analyzer = createInspectableFleetAnalyzer({ idleThresholdPct: 5 });
+    analyzer.beginSource('fleet.prom');
+    for (let i = 0; i < SAMPLES; i += 1) {
+      for (const gpu of gpus) analyzer.sample({ ref: refOf(gpu), time: T0 + i * 60_000, utilizationPct: (i * 7 + gpu) % 101, memoryUsedMiB: ((i + gpu) * 7919) % 81920 });
+    }
+    const retained = analyzer.retainedState();
+    return { retained, profile: analyzer.finish() };
+  }
+
+  it('share one budget of buckets: past it every timeline holds fewer, wider buckets', () => {
+    const { retained, profile } = analyzeFleet(Array.from({ length: GPUS }, (_, gpu) => gpu));
+    // Cut at 874 buckets each to at most floor(131,072 / 300) = 436: widened twice, to 4 minutes.
+    expect(retained.timelineBuckets).toBeLessThanOrEqual(GPUS * 436);
+    for (const gpu of profile.gpus) {
+      expect(gpu.timeline!.bucketSeconds).toBe(240);
+      expect(gpu.timeline!.computeMeanPct.length).toBeLessThanOrEqual(436);
+    }
+  });
+
+  it('changes nothing but the timeline\'s resolution: its memory maxima are those of the finer one, pair by pair', () => {
+    const { profile } = analyzeFleet(Array.from({ length: GPUS }, (_, gpu) => gpu));
+    for (const gpu of [0, 150, 299]) {
+      const alone = analyzeFleet([gpu]).profile.gpus[0]!;
+      const inFleet = profile.gpus.find((entry) => entry.host === refOf(gpu).host)!;
+      // Ids differ (a host of its own needs no host in it); the rest does not.
+      const { timeline: fine, id: _aloneId, ...aloneRest } = alone;
+      const { timeline: coarse, id: _fleetId, ...fleetRest } = inFleet;
+      expect(fleetRest).toEqual(aloneRest);
+      // Alone: 901 one-minute buckets, shrunk to 451 of 2 minutes for the report.
+      expect(fine!.bucketSeconds).toBe(120);
+      const coarseStart = Date.parse(coarse!.start);
+      const expected: (number | null)[] = coarse!.memoryUsedMaxMiB.map(() => null);
+      fine!.memoryUsedMaxMiB.forEach((memory, bucket) => {
+        const at = Math.floor((Date.parse(fine!.start) + bucket * 120_000 - coarseStart) / 240_000);
+        if (memory !== null) expected[at] = Math.max(expected[at] ?? -Infinity, memory);
+      });
+      expect(coarse!.memoryUsedMaxMiB).toEqual(expected);
+    }
   });
 });
 
@@ -111,6 +158,6 @@ describe('after finish', () => {
     expect(analyzer.retainedState()).toMatchObject({ deviceRefs: 2, series: 2, processes: 1 });
     const profile = analyzer.finish();
     expect(profile.gpus.map(({ samples }) => samples)).toEqual([50, 51]);
-    expect(analyzer.retainedState()).toEqual({ deviceRefs: 0, series: 0, largestIntervalHistogramBuckets: 0, largestIntervalHeap: 0, keptIntervals: 0, sketchBuckets: 0, processes: 0 });
+    expect(analyzer.retainedState()).toEqual({ deviceRefs: 0, series: 0, largestIntervalHistogramBuckets: 0, largestIntervalHeap: 0, keptIntervals: 0, timelineBuckets: 0, sketchBuckets: 0, processes: 0 });
   });
 });

@@ -177,7 +177,7 @@ const CHART_DEFINITIONS: readonly FigureDefinition[] = [
     figure: 'Compute over time',
     unit: 'percent',
     meaning:
-      'Each GPU\'s window in equal buckets (60 s, doubled until at most 500 cover it). A bucket holds the mean of the compute basis signal weighted by the time each sample covers inside it, a sample across a bucket edge counting on both sides; grey where no sample covered the bucket. On the processes basis the signal is 100 while a compute process runs and 0 otherwise.',
+      'Each GPU\'s window in equal buckets (60 s, doubled until at most 500 cover it, or further in an audit of very many long series). A bucket holds the mean of the compute basis signal weighted by the time each sample covers inside it, a sample across a bucket edge counting on both sides; grey where no sample covered the bucket. On the processes basis the signal is 100 while a compute process runs and 0 otherwise.',
   },
   {
     figure: 'Hour-of-week profile',
