@@ -32,12 +32,12 @@
  */
 import { ActivityProfile } from './activity-profile.js';
 import { DEFER_AFTER_ADDS, FigureAccumulator } from './figure-accumulator.js';
-import { SharedBudget, type BudgetMember } from './shared-budget.js';
-import { timelineBucketBudget } from './timeline-buckets.js';
 import { SampleRows } from './sample-rows.js';
 import { fillMissing, type SampleValues, sharesAField } from './sample-values.js';
+import { SharedBudget, type BudgetMember } from './shared-budget.js';
 import { LargestK } from './stats/largest-k.js';
 import { INTERVAL_MS_RANGE, WeightedQuantileSketch } from './stats/weighted-quantile-sketch.js';
+import { timelineBucketBudget } from './timeline-buckets.js';
 import { exactMassAfter, WholeValueTally } from './whole-value-tally.js';
 import { ZoneClock } from './zone-clock.js';
 

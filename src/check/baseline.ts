@@ -148,18 +148,19 @@ function compareFindings(current: readonly GatedFinding[], baseline: readonly Ga
 
 /**
  * What the comparison reads of a saved report: all of it but the GPUs' time lines, hour-of-week
- * profiles and process lists, the workloads and the recommendations, which no threshold, figure
- * or finding gate reads (the tests hold the comparison to the same result with and without
- * them). `check` keeps this through the audit rather than the whole baseline: of a 10,000-GPU
- * report, the part left out is most of its objects.
+ * profiles, process lists and statistics other than utilization, the workloads and the
+ * recommendations, which no threshold, figure or finding gate reads (the tests hold the
+ * comparison to the same result with and without them). `check` keeps this through the audit
+ * rather than the whole baseline (read-baseline.ts reads it an entry at a time): of a
+ * 10,000-GPU report, the part left out is most of its objects.
  */
 export function comparedPart(baseline: Report): Report {
-  return {
-    ...baseline,
-    gpus: baseline.gpus.map((gpu) => ({ ...gpu, timeline: null, hourOfWeekComputePct: null, processes: [] })),
-    workloads: [],
-    recommendations: [],
-  };
+  return { ...baseline, gpus: baseline.gpus.map(comparedGpu), workloads: [], recommendations: [] };
+}
+
+/** What the comparison reads of one GPU entry (see comparedPart). */
+export function comparedGpu(gpu: GpuEntry): GpuEntry {
+  return { ...gpu, smActive: null, tensorActive: null, grEngineActive: null, memoryUsedMiB: null, timeline: null, hourOfWeekComputePct: null, processes: [] };
 }
 
 /**

@@ -51,7 +51,7 @@ function onlyNewFindingsFail(findings: GatedFinding[], baseline: BaselineCompari
   return findings.map((finding) => ({ ...finding, failsCheck: newErrors.has(finding.id) }));
 }
 
-export { comparedPart, compareWithBaseline, DEFAULT_BASELINE_TOLERANCE } from './baseline.js';
+export { compareWithBaseline, DEFAULT_BASELINE_TOLERANCE } from './baseline.js';
 export type { BaselineOptions } from './baseline.js';
 export { checkedDevices, evaluateThresholds, gateFindings } from './evaluate.js';
 export { checkExitCode } from './exit-code.js';

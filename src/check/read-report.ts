@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { InputError } from '../model/errors.js';
-import type { Report } from '../model/report.js';
+import type { GpuEntry, Report } from '../model/report.js';
 import { REPORT_SCHEMA_VERSION } from '../model/report.js';
 
 const finiteNumber = z.number().refine(Number.isFinite, 'expected a finite number');
@@ -160,23 +160,61 @@ function isCheckOutput(value: unknown): value is { report: unknown; check: unkno
   return typeof value === 'object' && value !== null && !Array.isArray(value) && 'report' in value && 'check' in value && !('schemaVersion' in value);
 }
 
-/** Validates parsed JSON as a report; `file` names it in errors. */
-export function parseReportJson(value: unknown, file: string): Report {
+/** The GPU entries of a report read one at a time (read-baseline.ts), and the first that was not one. */
+export interface GpusReadApart {
+  gpus: GpuEntry[];
+  error: InputError | undefined;
+}
+
+/** Where the JSON path of a report ends up in a file: under `report` in the output of `check --format json`. */
+export function reportPrefix(checkOutput: boolean): PropertyKey[] {
+  return checkOutput ? ['report'] : [];
+}
+
+/**
+ * Validates parsed JSON as a report; `file` names it in errors. `apart`: its `gpus` were read
+ * one at a time and hold placeholders; those entries take their place, and the first bad one
+ * is reported where a whole-document check would have reported it (zod checks the keys in
+ * order, so a problem in a key before `gpus` comes first).
+ */
+export function parseReportJson(value: unknown, file: string, apart?: GpusReadApart): Report {
   const checkOutput = isCheckOutput(value);
   const document = checkOutput ? value.report : value;
-  const prefix: PropertyKey[] = checkOutput ? ['report'] : [];
+  const prefix = reportPrefix(checkOutput);
   if (typeof document === 'object' && document !== null && 'schemaVersion' in document && document.schemaVersion !== REPORT_SCHEMA_VERSION) {
     throw new InputError(`unsupported report schemaVersion ${JSON.stringify(document.schemaVersion)}: this gpu-audit reads schemaVersion ${REPORT_SCHEMA_VERSION}`, {
       file,
       location: jsonPath([...prefix, 'schemaVersion']),
     });
   }
+  if (apart !== undefined && typeof document === 'object' && document !== null && Array.isArray((document as { gpus?: unknown }).gpus)) (document as { gpus: unknown[] }).gpus = [];
   const parsed = reportSchema.safeParse(document);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
+    const beforeGpus = REPORT_KEYS.indexOf(String(issue.path[0])) < REPORT_KEYS.indexOf('gpus');
+    if (apart?.error !== undefined && !beforeGpus) throw apart.error;
     throw new InputError(`not a gpu-audit JSON report: ${issue.message}`, { file, location: jsonPath([...prefix, ...issue.path]) });
   }
-  return assertReport(parsed.data);
+  if (apart?.error !== undefined) throw apart.error;
+  const report = assertReport(parsed.data);
+  return apart === undefined ? report : { ...report, gpus: apart.gpus };
+}
+
+/** The report's keys in the order zod checks them. */
+const REPORT_KEYS = Object.keys(reportSchema.shape);
+
+/** Validates one element of a report's `gpus`; `index` and `checkOutput` place it in errors. */
+export function parseGpuEntryJson(value: unknown, file: string, index: number, checkOutput: boolean): GpuEntry {
+  const parsed = gpuEntry.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new InputError(`not a gpu-audit JSON report: ${issue.message}`, { file, location: jsonPath([...reportPrefix(checkOutput), 'gpus', index, ...issue.path]) });
+}
+
+/** The error for a report file that cannot be read. */
+export function unreadableReport(error: unknown, file: string): InputError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new InputError(code === 'ENOENT' ? 'no such file' : `cannot read the report (${code ?? String(error)})`, { file, cause: error });
 }
 
 /** Reads and validates a saved report (`gpu-audit audit --format json` output). */
@@ -185,8 +223,7 @@ export async function readReportFile(file: string): Promise<Report> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(code === 'ENOENT' ? 'no such file' : `cannot read the report (${code ?? String(error)})`, { file, cause: error });
+    throw unreadableReport(error, file);
   }
   let value: unknown;
   try {

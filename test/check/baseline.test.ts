@@ -151,9 +151,10 @@ describe('comparedPart', () => {
     }
   });
 
-  it('keeps no time line, hour-of-week profile, process list, workload or recommendation', () => {
+  it('keeps no time line, hour-of-week profile, process list, statistic but utilization, workload or recommendation', () => {
     const part = comparedPart(FINDINGS_AND_RECOMMENDATIONS);
-    expect(part.gpus.map((gpu) => [gpu.timeline, gpu.hourOfWeekComputePct, gpu.processes])).toEqual(part.gpus.map(() => [null, null, []]));
+    expect(part.gpus.map((gpu) => [gpu.timeline, gpu.hourOfWeekComputePct, gpu.processes, gpu.smActive, gpu.tensorActive, gpu.grEngineActive, gpu.memoryUsedMiB]))
+      .toEqual(part.gpus.map(() => [null, null, [], null, null, null, null]));
     expect([part.workloads, part.recommendations]).toEqual([[], []]);
     expect(FINDINGS_AND_RECOMMENDATIONS.recommendations.length).toBeGreaterThan(0);
   });

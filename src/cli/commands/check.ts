@@ -5,7 +5,6 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
-  comparedPart,
   DEFAULT_BASELINE_TOLERANCE,
   FINDING_LEVELS,
   NO_THRESHOLDS,
@@ -128,9 +127,9 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
   // Read the baseline before the audit: a bad file is a usage error, found in a second, not after a long audit.
   let baseline: { report: Report; ref: string; tolerance: number } | undefined;
   // The saved-report reader brings zod: load it only when a baseline is given.
-  const readReportFile = options.baseline === undefined ? undefined : (await import('../../check/read-report.js')).readReportFile;
-  if (options.baseline !== undefined && readReportFile !== undefined) {
-    baseline = { report: comparedPart(await readReportFile(options.baseline)), ref: options.baseline, tolerance: options.baselineTolerance };
+  if (options.baseline !== undefined) {
+    const { readComparedReport } = await import('../../check/read-baseline.js');
+    baseline = { report: await readComparedReport(options.baseline), ref: options.baseline, tolerance: options.baselineTolerance };
   }
   const quiet = options.quiet === true;
   if (!quiet && baseline === undefined && Object.keys(thresholds.limits).length === 0 && !Object.values(thresholds.findingLevels).includes('error')) {

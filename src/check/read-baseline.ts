@@ -1,0 +1,94 @@
+/**
+ * Reads the saved report of `check --baseline` for what a comparison needs (baseline.ts
+ * comparedPart), one GPU entry at a time. Read whole, the report of a 10,000-GPU fleet (30 MB)
+ * was its text, its parsed objects and zod's copy of them at once, and what stayed of it sat
+ * under the audit that followed: `check --baseline` peaked at about 350 MiB where the audit
+ * alone takes 220 (issue 8: memory on every input).
+ *
+ * Each element of `gpus` is parsed, validated and cut down to its compared part as it ends
+ * (JsonElementSplitter); the rest of the document is parsed and validated at the end, as
+ * read-report.ts does with a whole one, with the same messages and JSON paths. The writer
+ * puts `schemaVersion` first in a report and `report` first in the output of `check --format
+ * json`, which tells where `gpus` is before it comes; a file that starts otherwise (edited by
+ * hand, keys reordered) is read whole.
+ */
+import { createReadStream } from 'node:fs';
+import { InputError } from '../model/errors.js';
+import type { Report } from '../model/report.js';
+import { JsonElementSplitter, JsonSplitError } from '../sources/json/element-splitter.js';
+import { comparedGpu, comparedPart } from './baseline.js';
+import { parseGpuEntryJson, parseReportJson, readReportFile, unreadableReport, jsonPath, reportPrefix, type GpusReadApart } from './read-report.js';
+
+const READ_CHUNK_BYTES = 1024 * 1024;
+const REPORT_START = /^\s*\{\s*"schemaVersion"\s*:/u;
+const CHECK_OUTPUT_START = /^\s*\{\s*"report"\s*:\s*\{\s*"schemaVersion"\s*:/u;
+/** V8's place in the piece it parsed: not a place in the file. */
+const PIECE_POSITION = / in JSON at position \d+(?: \(line \d+ column \d+\))?/u;
+
+function notJson(error: unknown, file: string, location: string | undefined): InputError {
+  const reason = String((error as Error).message).replace(/\s+/gu, ' ').replace(PIECE_POSITION, '');
+  return new InputError(`not JSON: ${reason}`, { file, location, cause: error });
+}
+
+/** Where `gpus` is in a saved report that starts with `head`, or undefined when the start does not tell. */
+export function streamedGpusPath(head: string): string[] | undefined {
+  if (REPORT_START.test(head)) return ['gpus'];
+  if (CHECK_OUTPUT_START.test(head)) return ['report', 'gpus'];
+  return undefined;
+}
+
+/** The saved report `file`, with only what `check --baseline` compares (comparedPart). */
+export async function readComparedReport(file: string): Promise<Report> {
+  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: READ_CHUNK_BYTES });
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<string>;
+  let first: IteratorResult<string>;
+  try {
+    first = await chunks.next();
+  } catch (error) {
+    throw unreadableReport(error, file);
+  }
+  const head = first.done === true ? '' : first.value.replace(/^\uFEFF/u, '');
+  const gpusPath = streamedGpusPath(head);
+  if (gpusPath === undefined) {
+    stream.destroy();
+    return comparedPart(await readReportFile(file));
+  }
+  const checkOutput = gpusPath.length > 1;
+
+  const apart: GpusReadApart = { gpus: [], error: undefined };
+  const splitter = new JsonElementSplitter(gpusPath, {
+    onArrayStart: () => {
+      apart.gpus = [];
+      apart.error = undefined;
+    },
+    onElement: (text, index) => {
+      if (apart.error !== undefined) return;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (error) {
+        throw notJson(error, file, jsonPath([...reportPrefix(checkOutput), 'gpus', index]));
+      }
+      try {
+        apart.gpus.push(comparedGpu(parseGpuEntryJson(value, file, index, checkOutput)));
+      } catch (error) {
+        // Reported after the rest is checked: a problem before `gpus` comes first, as when read whole.
+        if (!(error instanceof InputError)) throw error;
+        apart.error = error;
+      }
+    },
+  });
+  let envelope: unknown;
+  try {
+    splitter.write(head);
+    for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) splitter.write(next.value);
+    envelope = JSON.parse(splitter.end());
+  } catch (error) {
+    stream.destroy();
+    if (error instanceof InputError) throw error;
+    if (error instanceof JsonSplitError) throw notJson(error, file, `line ${error.position.line}, column ${error.position.column}`);
+    if (error instanceof SyntaxError) throw notJson(error, file, undefined);
+    throw unreadableReport(error, file);
+  }
+  return comparedPart(parseReportJson(envelope, file, apart));
+}
