@@ -4,6 +4,12 @@
  */
 export interface CliIo {
   stdout: (text: string) => void;
+  /**
+   * Resolves once stdout has taken what was written (at once where it writes synchronously,
+   * a file or a terminal): a large output written in pieces waits for a slow pipe here
+   * instead of queueing all of itself in memory. Absent: never wait.
+   */
+  stdoutDrained?: () => Promise<void>;
   stderr: (text: string) => void;
   /** stdout is a terminal (for colours and progress). */
   stdoutIsTty: boolean;
@@ -20,12 +26,25 @@ export function processIo(): CliIo {
   });
   return {
     stdout: (text) => process.stdout.write(text),
+    stdoutDrained: () => drained(process.stdout),
     stderr: (text) => process.stderr.write(text),
     stdoutIsTty: process.stdout.isTTY === true,
     stderrIsTty: process.stderr.isTTY === true,
     env: process.env,
     stdin: process.stdin,
   };
+}
+
+/** Resolves when `stream` needs no drain, or once it drains, closes or fails (the error is handled where it is listened for). */
+export function drained(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }): Promise<void> {
+  if (stream.writableNeedDrain !== true) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      for (const event of ['drain', 'close', 'error']) stream.off(event, done);
+      resolve();
+    };
+    for (const event of ['drain', 'close', 'error']) stream.on(event, done);
+  });
 }
 
 /**

@@ -5,12 +5,20 @@ import type { CliIo } from './io.js';
 /**
  * Writes a rendered output to stdout, or atomically to a file (never half-written). A large
  * output may come in pieces (src/report/json.ts renderJsonPieces): each goes out as it is
- * made, so the whole text is never held as one string, nor copied into one Buffer.
+ * made, so the whole text is never held as one string, nor copied into one Buffer; into a
+ * pipe, the next piece is made once the reader has taken the last (`| jq`: the 1 GB DCGM
+ * file's report queued whole in memory, 354 MiB against 275 into a file).
  */
 export async function emitOutput(io: CliIo, text: string | Iterable<string>, outputFile: string | undefined): Promise<void> {
   if (outputFile === undefined || outputFile === '-') {
-    if (typeof text === 'string') io.stdout(text);
-    else for (const piece of text) io.stdout(piece);
+    if (typeof text === 'string') {
+      io.stdout(text);
+      return;
+    }
+    for (const piece of text) {
+      io.stdout(piece);
+      await io.stdoutDrained?.();
+    }
     return;
   }
   await writeWithSignalCleanup(outputFile, text);
