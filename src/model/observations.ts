@@ -186,4 +186,11 @@ export interface ObservationSink {
   hostCpu?(sample: HostCpuSample): void;
   containerCpu?(sample: ContainerCpuSample): void;
   processCpu?(sample: ProcessCpuSample): void;
+  /**
+   * A parser that sends much at once with no input read in between (a Prometheus answer's
+   * samples, sent device by device after the whole document) awaits this now and then, so that
+   * a sink passing calls on (the parse worker's) can pass on what it holds. Optional: a sink
+   * that holds nothing has nothing to wait for.
+   */
+  pause?(): Promise<void>;
 }

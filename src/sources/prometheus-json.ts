@@ -160,6 +160,8 @@ class AnswerReader {
   private deferred: [location: string, message: string][] = [];
   /** Elements met before the answer said its resultType, parsed. */
   private waiting: [item: unknown, location: string][] = [];
+  /** The times of the series read last, which the next one shares when they are the same. */
+  private lastTimes: Float64Array | undefined;
   points = 0;
   dcgmSeries = 0;
   unnamedSeries = 0;
@@ -173,6 +175,7 @@ class AnswerReader {
     this.byDevice.clear();
     this.deferred = [];
     this.waiting = [];
+    this.lastTimes = undefined;
     this.dcgmSeries = 0;
     this.unnamedSeries = 0;
     this.otherSeries = 0;
@@ -228,16 +231,26 @@ class AnswerReader {
     } else {
       mergeDeviceLabels(group.device, read.device);
     }
-    group.series.push(seriesOf(name, location, fieldByMetricName(name), read.pod, points));
+    const series = seriesOf(name, location, fieldByMetricName(name), read.pod, points);
+    // The series of a range answer nearly all have the same steps: their times are kept once.
+    if (this.lastTimes !== undefined && sameNumbers(series.times, this.lastTimes)) series.times = this.lastTimes;
+    else this.lastTimes = series.times;
+    group.series.push(series);
   }
 
-  send(devices: DcgmDevices, sink: ObservationSink, warn: Warn): void {
-    for (const group of this.byDevice.values()) {
+  /**
+   * Sends device after device, letting go of each one's points once sent, and pausing between
+   * devices where the sink asks (ObservationSink.pause: in a parse worker, the batches go out as
+   * they fill instead of all of the answer's samples piling up in one).
+   */
+  async send(devices: DcgmDevices, sink: ObservationSink, warn: Warn): Promise<void> {
+    for (const [key, group] of this.byDevice) {
       const byTime = new Map<number, DeviceReadings>();
       for (const series of group.series) this.readPoints(series, group.device, byTime, warn);
       for (const time of [...byTime.keys()].sort((a, b) => a - b)) sendReadings(byTime.get(time)!, time, devices, sink);
+      this.byDevice.delete(key);
+      if (sink.pause !== undefined) await sink.pause();
     }
-    this.byDevice.clear();
   }
 
   private readPoints(series: DcgmSeries, device: SeriesDevice, byTime: Map<number, DeviceReadings>, warn: Warn): void {
@@ -260,6 +273,12 @@ class AnswerReader {
       recordSeries(entry, pod, field, Number.isNaN(value) ? undefined : value);
     }
   }
+}
+
+function sameNumbers(a: Float64Array, b: Float64Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let position = 0; position < a.length; position += 1) if (a[position] !== b[position]) return false;
+  return true;
 }
 
 /** A series with its points read into numbers (see DcgmSeries). */
@@ -310,7 +329,7 @@ export const prometheusJson: SourceParser = {
     }
     if (reader.targetPodLabelsIgnored) warnings.warn('data.result', TARGET_POD_LABELS_WARNING);
 
-    reader.send(new DcgmDevices(sink), sink, warnings.warn);
+    await reader.send(new DcgmDevices(sink), sink, warnings.warn);
     warnings.finish('data.result');
     return { records: reader.points };
   },

@@ -11,5 +11,6 @@ export function withWarnings(sink: ObservationSink, warn: (warning: SourceWarnin
     containerCpu: (sample) => sink.containerCpu?.(sample),
     processCpu: (sample) => sink.processCpu?.(sample),
     warn,
+    ...(sink.pause === undefined ? {} : { pause: () => sink.pause!() }),
   };
 }

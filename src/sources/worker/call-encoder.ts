@@ -60,6 +60,14 @@ export class CallEncoder implements Required<ObservationSink> {
     this.values = new Float64Array(INITIAL_CAPACITY);
   }
 
+  /** What `pause` waits for: set by whoever posts the batches (parse-job.ts), which may post one then. */
+  onPause: (() => Promise<void>) | undefined;
+
+  /** ObservationSink.pause: lets the batches' poster send what was recorded, when it is a batch. */
+  pause(): Promise<void> {
+    return this.onPause?.() ?? Promise.resolve();
+  }
+
   /** True when no call was recorded since the last batch was taken. */
   get isEmpty(): boolean {
     return this.length === 0;

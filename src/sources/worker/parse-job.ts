@@ -86,7 +86,12 @@ class BatchPoster {
   constructor(
     private readonly port: MessagePort,
     private readonly maxAhead: number,
-  ) {}
+  ) {
+    // A parser sending much between two reads (ObservationSink.pause): post each batch as it fills.
+    this.encoder.onPause = async () => {
+      if (this.encoder.isFull) await this.flush();
+    };
+  }
 
   post(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
     this.port.postMessage(message, transfer);

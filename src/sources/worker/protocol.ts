@@ -107,7 +107,7 @@ export const CALL_KIND = {
   processCpu: 7,
   /** A sample with a value that is not a number: sent whole, as a rare call, so that it arrives unchanged. */
   sampleAsObject: 8,
-} as const satisfies Record<keyof ObservationSink | 'sampleAsObject', number>;
+} as const satisfies Record<Exclude<keyof ObservationSink, 'pause'> | 'sampleAsObject', number>;
 
 /**
  * The worker posts the calls it recorded once they hold at least this many numbers: 1 MiB of

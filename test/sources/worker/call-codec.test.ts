@@ -29,6 +29,8 @@ function callLog(): { sink: Required<ObservationSink>; calls: Call[] } {
       hostCpu: record('hostCpu'),
       containerCpu: record('containerCpu'),
       processCpu: record('processCpu'),
+      // Not a call: nothing to record or replay.
+      pause: () => Promise.resolve(),
     },
   };
 }

@@ -164,6 +164,35 @@ describe('a log of many batches', () => {
   });
 });
 
+describe('a Prometheus range answer, whose samples are all sent after the document is read', () => {
+  it('goes out in batches as they fill, as the parser pauses between devices, not as one batch of every sample', async () => {
+    // 40 GPUs x 3,000 steps of utilization and memory used: 120,000 samples of 6 numbers (kind,
+    // ref, mask, time and the two fields), 720,000 numbers: at least five batches of
+    // BATCH_MIN_NUMBERS (131,072) and a device's 18,000 more. Without the pauses: one batch.
+    const directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-answer-'));
+    try {
+      const answer = path.join(directory, 'range.json');
+      const series: string[] = [];
+      for (const metric of ['DCGM_FI_DEV_GPU_UTIL', 'DCGM_FI_DEV_FB_USED']) {
+        for (let gpu = 0; gpu < 40; gpu += 1) {
+          const labels = `"__name__":"${metric}","Hostname":"node-${gpu >> 3}","UUID":"GPU-${String(gpu).padStart(8, '0')}-0000-0000-0000-000000000000","gpu":"${gpu & 7}"`;
+          const values = Array.from({ length: 3_000 }, (_, step) => `[${1_780_000_000 + step * 30},"${(gpu * 7 + step) % 101}"]`).join(',');
+          series.push(`{"metric":{${labels}},"values":[${values}]}`);
+        }
+      }
+      writeFileSync(answer, `{"status":"success","data":{"resultType":"matrix","result":[${series.join(',')}]}}`);
+      const sink = new RecordingSink();
+      const result = await parseInWorker(job(answer, 'prometheus-json'), sinkMethods(sink));
+      expect(sink.samples).toHaveLength(40 * 3_000);
+      expect(result.batches).toBeGreaterThanOrEqual(5);
+      expect(result.mostBatchesAhead).toBeLessThanOrEqual(MAX_BATCHES_AHEAD);
+      expect(await outcome([answer], 'always')).toBe(await outcome([answer], 'never'));
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a large input', () => {
   it('is announced before it is read (AuditOptions.onLargeInput), whether or not a worker parses it', async () => {
     const directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-large-'));
