@@ -34,6 +34,9 @@ import {
 /** An argument as it travelled: its ref replaced by the ref's id. */
 type WithRefId<T extends { ref: DeviceRef }> = Omit<T, 'ref'> & { ref: number | DeviceRef };
 
+/** The presence mask of a sample with every reading of a --query-gpu row (nvidia-smi-csv.ts emit), fields in mask order. */
+const QUERY_GPU_ROW = TIME | UTILIZATION | MEMORY_UTILIZATION | MEMORY_USED | MEMORY_TOTAL | POWER;
+
 export class CallDecoder {
   /**
    * One object per ref id, frozen, for the whole parse: the analyzer finds a device's state by
@@ -50,8 +53,23 @@ export class CallDecoder {
     while (at < values.length) {
       const kind = values[at]!;
       if (kind === CALL_KIND.sample) {
-        const sample: GpuSample = { ref: this.ref(values[at + 1]!) };
         const mask = values[at + 2]!;
+        if (mask === QUERY_GPU_ROW) {
+          // A --query-gpu log's row, most samples of one: built as the parser builds it, one
+          // literal of the same shape, instead of a property added (and a shape changed) per field.
+          sink.sample({
+            ref: this.ref(values[at + 1]!),
+            time: values[at + 3]!,
+            utilizationPct: values[at + 4]!,
+            memoryUtilizationPct: values[at + 5]!,
+            memoryUsedMiB: values[at + 6]!,
+            memoryTotalMiB: values[at + 7]!,
+            powerW: values[at + 8]!,
+          });
+          at += 9;
+          continue;
+        }
+        const sample: GpuSample = { ref: this.ref(values[at + 1]!) };
         at += 3;
         if ((mask & TIME) !== 0) sample.time = values[at++]!;
         if ((mask & UTILIZATION) !== 0) sample.utilizationPct = values[at++]!;

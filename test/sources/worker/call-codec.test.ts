@@ -64,6 +64,25 @@ describe('samples travel as numbers', () => {
     );
   });
 
+  it('a --query-gpu row\'s sample, every reading present, arrives equal and shaped as the parser built it', () => {
+    // The decoder builds this one mask as one literal (the CSV parser's own key order), not field by field.
+    const value = fc.oneof(fc.double(), fc.constant(Number.NaN), fc.constant(-0), fc.integer());
+    fc.assert(
+      fc.property(fc.array(fc.tuple(value, value, value, value, value, value), { minLength: 1, maxLength: 20 }), (rows) => {
+        const encoder = new CallEncoder();
+        const { sink, calls } = callLog();
+        const sent: GpuSample[] = rows.map(([time, utilizationPct, memoryUtilizationPct, memoryUsedMiB, memoryTotalMiB, powerW]) =>
+          ({ ref, time, utilizationPct, memoryUtilizationPct, memoryUsedMiB, memoryTotalMiB, powerW }));
+        for (const sample of sent) encoder.sample(sample);
+        replayAll(encoder, new CallDecoder(), sink);
+        const received = calls.map(([, sample]) => sample as GpuSample);
+        expect(received).toEqual(sent);
+        for (const sample of received) expect(Object.keys(sample)).toEqual(Object.keys(sent[0]!));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('a sample whose value is not a number arrives unchanged, in its place', () => {
     const encoder = new CallEncoder();
     const { sink, calls } = callLog();
