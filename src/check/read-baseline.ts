@@ -15,19 +15,15 @@
 import { createReadStream } from 'node:fs';
 import { InputError } from '../model/errors.js';
 import type { Report } from '../model/report.js';
-import { JsonElementSplitter, JsonSplitError } from '../sources/json/element-splitter.js';
+import { JsonElementSplitter, JsonSplitError, pieceSyntaxError } from '../sources/json/element-splitter.js';
 import { comparedGpu, comparedPart } from './baseline.js';
 import { parseGpuEntryJson, parseReportJson, readReportFile, unreadableReport, jsonPath, reportPrefix, type GpusReadApart } from './read-report.js';
 
 const READ_CHUNK_BYTES = 1024 * 1024;
 const REPORT_START = /^\s*\{\s*"schemaVersion"\s*:/u;
 const CHECK_OUTPUT_START = /^\s*\{\s*"report"\s*:\s*\{\s*"schemaVersion"\s*:/u;
-/** V8's place in the piece it parsed: not a place in the file. */
-const PIECE_POSITION = / in JSON at position \d+(?: \(line \d+ column \d+\))?/u;
-
 function notJson(error: unknown, file: string, location: string | undefined): InputError {
-  const reason = String((error as Error).message).replace(/\s+/gu, ' ').replace(PIECE_POSITION, '');
-  return new InputError(`not JSON: ${reason}`, { file, location, cause: error });
+  return new InputError(`not JSON: ${pieceSyntaxError(error)}`, { file, location, cause: error });
 }
 
 /** Where `gpus` is in a saved report that starts with `head`, or undefined when the start does not tell. */
@@ -86,7 +82,7 @@ export async function readComparedReport(file: string): Promise<Report> {
   } catch (error) {
     stream.destroy();
     if (error instanceof InputError) throw error;
-    if (error instanceof JsonSplitError) throw notJson(error, file, `line ${error.position.line}, column ${error.position.column}`);
+    if (error instanceof JsonSplitError) throw notJson(error, file, `line ${error.position.line} column ${error.position.column}`);
     if (error instanceof SyntaxError) throw notJson(error, file, undefined);
     throw unreadableReport(error, file);
   }

@@ -64,6 +64,15 @@ export function positionAfter(start: JsonPosition, text: string, position: numbe
   return { line, column: lineStart === -1 ? start.column + position : position - lineStart };
 }
 
+/**
+ * What JSON.parse said of a piece, on one line and without the offset V8 names for some syntax
+ * errors: that is a place in the piece, not in the document (callers say where the piece is).
+ * V8's message may quote input lines.
+ */
+export function pieceSyntaxError(error: unknown): string {
+  return String((error as Error).message).replace(/\s+/gu, ' ').replace(/ in JSON at position \d+(?: \(line \d+ column \d+\))?/u, '');
+}
+
 /** A bracket that closes what is not open: a syntax error the splitter finds itself, with where. */
 export class JsonSplitError extends SyntaxError {
   constructor(message: string, readonly position: JsonPosition) {

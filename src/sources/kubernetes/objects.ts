@@ -13,7 +13,7 @@
  * into the few facts analysis needs and let go; the envelope (kind, metadata) is parsed at the end.
  */
 import { InputError } from '../../model/errors.js';
-import { JsonElementSplitter, type JsonPosition, JsonSplitError, positionAfter } from '../json/element-splitter.js';
+import { JsonElementSplitter, type JsonPosition, JsonSplitError, pieceSyntaxError, positionAfter } from '../json/element-splitter.js';
 import { asObject, type JsonObject, stringAt } from './json-fields.js';
 import { readNode } from './nodes.js';
 import { readPod } from './pods.js';
@@ -29,10 +29,7 @@ const EXPECTED = 'expected the output of kubectl get pods,nodes -A -o json';
 const NOT_AN_OBJECT = 'not a Kubernetes object: expected kind List, PodList, NodeList, Pod or Node';
 
 function notJson(error: unknown, ref: string, location: string | undefined): InputError {
-  // V8 names the offset for some syntax errors only, in the piece it parsed (the location says
-  // where that is in the document); its message may quote input lines.
-  const reason = String((error as Error).message).replace(/\s+/gu, ' ').replace(/ in JSON at position \d+(?: \(line \d+ column \d+\))?/u, '');
-  return new InputError(`not JSON (${EXPECTED}): ${reason}`, { file: ref, location, cause: error });
+  return new InputError(`not JSON (${EXPECTED}): ${pieceSyntaxError(error)}`, { file: ref, location, cause: error });
 }
 
 function lineAndColumn(position: JsonPosition | undefined): string | undefined {
