@@ -21,7 +21,7 @@ import { hostForInput, openInput, requireParser, resolveInputs, STDIN_REF, type 
 import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
 import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
 import { withWarnings } from './sources/sink-with-warnings.js';
-import { blockWorkerCount, parseBlockBytesOf, parseWorkerModeOf, planInput, type ParseWorkerMode } from './sources/worker/policy.js';
+import { blockWorkerCount, parseBlockBytesOf, parseWorkerModeOf, planInput, readTail, type ParseWorkerMode } from './sources/worker/policy.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
 
 export type Provider = 'aws' | 'azure' | 'gcp';
@@ -268,10 +268,14 @@ async function readInput(input: InputRef, options: AuditOptions, sink: Observati
     });
     sink.beginSource(input.ref);
     const context = { ref: input.ref, host: hostForInput(input, options.host), timeZone: options.timeZone };
-    const plan = await planInput(input, options.parseWorkers ?? parseWorkerModeOf(process.env));
+    const mode = options.parseWorkers ?? parseWorkerModeOf(process.env);
+    const plan = await planInput(input, mode);
     if (plan.large) options.onLargeInput?.(input.ref);
     let result;
-    const worker = plan.worker ? await import('./sources/worker/parse-in-worker.js') : undefined;
+    // A file that sends everything at its end (one scrape) is read here: a worker would overlap nothing.
+    const allAtEnd = mode === 'auto' && plan.worker && !opened.compressed && input.path !== undefined && plan.bytes !== undefined
+      && parser.sendsAllAtEnd?.(opened.head, await readTail(input.path, plan.bytes)) === true;
+    const worker = plan.worker && !allAtEnd ? await import('./sources/worker/parse-in-worker.js') : undefined;
     if (worker?.parseWorkerInstalled() === true) {
       // The worker reads the file itself: this thread's stream was only for the head.
       opened.close();

@@ -91,10 +91,31 @@ function quote(line: string): string {
   return JSON.stringify(trimmed.length > QUOTE_CHARS ? `${trimmed.slice(0, QUOTE_CHARS)}...` : trimmed);
 }
 
+/** The timestamp of the first sample line of `lines` that has one (in the order given), undefined when none does. */
+function firstTimestamp(lines: Iterable<string>): number | undefined {
+  for (const raw of lines) {
+    const scanned = scanExpositionLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
+    if (scanned.kind === 'sample') return scanned.sample.time;
+  }
+  return undefined;
+}
+
+/**
+ * One scrape, by its timestamps: the first sample of the file and its last carry the same one.
+ * A scrape's samples are sent when it ends, so all of one scrape's come at the file's end.
+ */
+function sendsAllAtEnd(head: string, tail: string): boolean {
+  const first = firstTimestamp(head.split('\n'));
+  // The tail's first line is likely cut: only whole lines after it count.
+  const last = firstTimestamp(tail.split('\n').slice(1).reverse());
+  return first !== undefined && first === last;
+}
+
 export const dcgmExporter: SourceParser = {
   format: 'dcgm-exporter',
   description: 'dcgm-exporter /metrics scrape (Prometheus text, one or many scrapes)',
   detect,
+  sendsAllAtEnd,
   async parse(chunks, context, sink): Promise<ParseResult> {
     const warnings = new WarningLimiter(sink);
     const { warn } = warnings;

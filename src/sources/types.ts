@@ -35,6 +35,13 @@ export interface SourceParser {
   parse(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink): Promise<ParseResult>;
   /** Present where a large file can be read in blocks of lines, several at once (see BlockParsing). */
   blocks?: BlockParsing;
+  /**
+   * Whether a file that starts with `head` and ends with `tail` (its last few tens of KiB, the
+   * first line likely cut) sends all it observes at its end, such as one scrape of an exposition:
+   * a parse worker then has nothing to overlap and only adds its start and the copying
+   * (audit.ts reads such a large file here). Absent: never.
+   */
+  sendsAllAtEnd?(head: string, tail: string): boolean;
 }
 
 /**

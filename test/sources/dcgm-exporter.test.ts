@@ -56,6 +56,34 @@ describe('dcgm-exporter detect', () => {
   });
 });
 
+describe('dcgm-exporter sendsAllAtEnd: one scrape, by its timestamps, is read without a worker', () => {
+  const scrape = (ms: number, gpus = 3): string => [
+    '# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).',
+    '# TYPE DCGM_FI_DEV_GPU_UTIL gauge',
+    ...Array.from({ length: gpus }, (_, gpu) => `DCGM_FI_DEV_GPU_UTIL{gpu="${gpu}",UUID="GPU-${gpu}"} ${gpu * 10} ${ms}`),
+    '# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).',
+    '# TYPE DCGM_FI_DEV_FB_USED gauge',
+    ...Array.from({ length: gpus }, (_, gpu) => `DCGM_FI_DEV_FB_USED{gpu="${gpu}",UUID="GPU-${gpu}"} ${gpu * 1000} ${ms}`),
+    '',
+  ].join('\n');
+  const decide = (text: string): boolean => dcgmExporter.sendsAllAtEnd!(text.slice(0, 200), `cut off line\n${text.slice(-150)}`);
+
+  it('one scrape, every sample stamped alike: yes', () => {
+    expect(decide(scrape(1_793_577_600_000))).toBe(true);
+    expect(decide(scrape(1_793_577_600_000).replaceAll('\n', '\r\n'))).toBe(true);
+  });
+
+  it('scrapes at several times, or samples without timestamps (nothing tells one scrape from many): no', () => {
+    expect(decide(scrape(1_793_577_600_000) + scrape(1_793_577_630_000))).toBe(false);
+    expect(decide(scrape(1_793_577_600_000).replaceAll(' 1793577600000', ''))).toBe(false);
+  });
+
+  it('looks only at whole lines of the tail: its first, likely cut, does not count', () => {
+    // The tail's only sample line is its cut first line: no last timestamp, so no.
+    expect(dcgmExporter.sendsAllAtEnd!(scrape(1_000), 'DCGM_FI_DEV_FB_USED{gpu="2"} 5 1000\n# EOF\n')).toBe(false);
+  });
+});
+
 describe('dcgm-exporter parse', () => {
   it('sends one sample per GPU per scrape with every field it read, and the GPUs as inventory', async () => {
     const { sink, result } = await parseText(dcgmExporter, scrape({ utilA: 40, utilB: 0 }));

@@ -3,7 +3,7 @@
  * machinery itself loads only when this says yes.
  */
 import { availableParallelism } from 'node:os';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import type { InputRef } from '../inputs.js';
 
 /**
@@ -72,6 +72,22 @@ export async function planInput(input: InputRef, mode: ParseWorkerMode): Promise
 export function parseBlockBytesOf(env: NodeJS.ProcessEnv): number {
   const value = Number(env[PARSE_BLOCK_BYTES_ENV]);
   return Number.isSafeInteger(value) && value > 0 ? value : PARSE_BLOCK_BYTES;
+}
+
+/** What SourceParser.sendsAllAtEnd is shown of a file's end. */
+export const TAIL_BYTES = 64 * 1024;
+
+/** The last TAIL_BYTES of the file at `path` (of `bytes` bytes) as text; a character cut at the start is replaced. */
+export async function readTail(path: string, bytes: number): Promise<string> {
+  const length = Math.min(TAIL_BYTES, bytes);
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await file.read(buffer, 0, length, bytes - length);
+    return buffer.toString('utf8', 0, bytesRead);
+  } finally {
+    await file.close();
+  }
 }
 
 async function regularFileSize(input: InputRef): Promise<number | undefined> {

@@ -2,7 +2,7 @@
  * Which inputs are parsed in a worker: large regular files (a worker's start costs more than it
  * saves on a small one), never stdin, and as GPU_AUDIT_WORKERS says.
  */
-import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,8 @@ import {
   parseBlockBytesOf,
   parseWorkerModeOf,
   planInput,
+  readTail,
+  TAIL_BYTES,
   type ParseWorkerMode,
 } from '../../../src/sources/worker/policy.js';
 
@@ -68,6 +70,17 @@ describe('a large input', () => {
     expect(await isLargeInput(file('folder'))).toBe(false);
     expect(await isLargeInput(file('gone.csv'))).toBe(false);
     expect(await isLargeInput({ ref: STDIN_REF, path: undefined, discovered: false })).toBe(false);
+  });
+});
+
+describe('the tail a parser is shown (SourceParser.sendsAllAtEnd)', () => {
+  it('is the last TAIL_BYTES of a file, or all of a shorter one', async () => {
+    const long = path.join(directory, 'long.prom');
+    const text = Array.from({ length: 20_000 }, (_, line) => `line ${line}`).join('\n');
+    writeFileSync(long, text);
+    expect(await readTail(long, text.length)).toBe(text.slice(-TAIL_BYTES));
+    const small = path.join(directory, 'small.csv');
+    expect(await readTail(small, statSync(small).size)).toBe('index, utilization.gpu [%]\n0, 5 %\n');
   });
 });
 
