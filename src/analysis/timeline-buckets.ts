@@ -91,10 +91,7 @@ export class TimelineBuckets implements BudgetMember {
     budget?.join(this);
   }
 
-  get count(): number {
-    return this.held;
-  }
-
+  /** Buckets held (the budget's unit). */
   get budgetedCount(): number {
     return this.held;
   }
