@@ -71,20 +71,30 @@ export interface KubernetesAttribution {
 
 const shortName = (name: string): string => name.split('.')[0]!.toLowerCase();
 
-/** The candidate of the same name, else the only candidate with the same short name (any case). */
-export function matchNodeName(name: string, candidates: readonly string[]): string | undefined {
-  if (candidates.includes(name)) return name;
-  const sameShortName = candidates.filter((candidate) => shortName(candidate) === shortName(name));
-  return sameShortName.length === 1 ? sameShortName[0] : undefined;
+/**
+ * Finds, for a name, the candidate of the same name, else the only candidate with the same
+ * short name (any case). Indexed once: a cluster's pods are each matched against its hosts.
+ */
+export function nodeNameMatcher(candidates: Iterable<string>): (name: string) => string | undefined {
+  const exact = new Set<string>();
+  /** Short name -> its candidate, or null when several candidates share it. */
+  const byShortName = new Map<string, string | null>();
+  for (const candidate of candidates) {
+    if (exact.has(candidate)) continue;
+    exact.add(candidate);
+    const short = shortName(candidate);
+    byShortName.set(short, byShortName.has(short) ? null : candidate);
+  }
+  return (name) => (exact.has(name) ? name : (byShortName.get(shortName(name)) ?? undefined));
 }
 
-/** The node of each host (see matchNodeName); hosts without a node are absent. */
+/** The node of each host (see nodeNameMatcher); hosts without a node are absent. */
 export function nodesByHost(nodes: readonly NodeInfo[], hosts: Iterable<string>): Map<string, NodeInfo> {
   const byName = new Map(nodes.map((node) => [node.name, node]));
-  const names = [...byName.keys()];
+  const nodeNamed = nodeNameMatcher(byName.keys());
   const matched = new Map<string, NodeInfo>();
   for (const host of hosts) {
-    const name = matchNodeName(host, names);
+    const name = nodeNamed(host);
     if (name !== undefined) matched.set(host, byName.get(name)!);
   }
   return matched;
@@ -164,21 +174,27 @@ interface GpuIndex {
   nodeOfHost: Map<string, NodeInfo>;
 }
 
+function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const values = map.get(key);
+  if (values === undefined) map.set(key, [value]);
+  else values.push(value);
+}
+
 function indexGpus(input: KubernetesAttributionInput): GpuIndex {
   const byPod = new Map<string, GpuEntry[]>();
   const physicalByHost = new Map<string, GpuEntry[]>();
   for (const gpu of input.gpus) {
     const pods = new Set((input.podAssignments.get(gpu.id) ?? []).map((record) => podKey(record.namespace, record.pod)));
-    for (const pod of pods) byPod.set(pod, [...(byPod.get(pod) ?? []), gpu]);
-    if (gpu.parentId === null) physicalByHost.set(gpu.host, [...(physicalByHost.get(gpu.host) ?? []), gpu]);
+    for (const pod of pods) pushTo(byPod, pod, gpu);
+    if (gpu.parentId === null) pushTo(physicalByHost, gpu.host, gpu);
   }
   const nodeOfHost = nodesByHost(input.inventory.nodes, physicalByHost.keys());
   // A pod names its node; the Node may be absent from the input (pods only): then its name must match a host itself.
   const hostOfNode = new Map([...nodeOfHost].map(([host, node]) => [node.name, host]));
-  const hosts = [...physicalByHost.keys()];
+  const hostNamed = nodeNameMatcher(physicalByHost.keys());
   for (const pod of input.inventory.pods) {
     if (pod.nodeName === undefined || hostOfNode.has(pod.nodeName)) continue;
-    const host = matchNodeName(pod.nodeName, hosts);
+    const host = hostNamed(pod.nodeName);
     if (host !== undefined) hostOfNode.set(pod.nodeName, host);
   }
   return { byPod, physicalByHost, hostOfNode, nodeOfHost };

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { ALLOCATED_UNUSED_RULE, attributeKubernetes, matchNodeName, nodesByHost, sidecarOverhead } from '../../src/analysis/kubernetes.js';
+import { ALLOCATED_UNUSED_RULE, attributeKubernetes, nodeNameMatcher, nodesByHost, sidecarOverhead } from '../../src/analysis/kubernetes.js';
 import type { KubernetesAttributionInput } from '../../src/analysis/kubernetes.js';
 import { MAX_CONTAINERS_PER_DEVICE, type PodAssignmentRecord } from '../../src/analysis/pod-assignments.js';
 import type { GpuEntry } from '../../src/model/report.js';
@@ -75,12 +75,14 @@ function attribute(input: Partial<KubernetesAttributionInput>): ReturnType<typeo
 
 describe('nodes and hosts', () => {
   it('matches the same name, else the one node with the same short name in any case', () => {
-    expect(matchNodeName('node-a', ['node-a', 'NODE-A.cluster.local'])).toBe('node-a');
-    expect(matchNodeName('NODE-A', ['node-a.cluster.local'])).toBe('node-a.cluster.local');
-    expect(matchNodeName('ip-10-0-1-2.ec2.internal', ['ip-10-0-1-2'])).toBe('ip-10-0-1-2');
-    // Two nodes share the short name: no guess.
-    expect(matchNodeName('gpu-1', ['gpu-1.east', 'gpu-1.west'])).toBeUndefined();
-    expect(matchNodeName('gpu-2', ['gpu-1'])).toBeUndefined();
+    const match = (name: string, candidates: string[]): string | undefined => nodeNameMatcher(candidates)(name);
+    expect(match('node-a', ['node-a', 'NODE-A.cluster.local'])).toBe('node-a');
+    expect(match('NODE-A', ['node-a.cluster.local'])).toBe('node-a.cluster.local');
+    expect(match('ip-10-0-1-2.ec2.internal', ['ip-10-0-1-2'])).toBe('ip-10-0-1-2');
+    // Two nodes share the short name: no guess; the same name listed twice is one node.
+    expect(match('gpu-1', ['gpu-1.east', 'gpu-1.west'])).toBeUndefined();
+    expect(match('gpu-1', ['gpu-1.east', 'gpu-1.east'])).toBe('gpu-1.east');
+    expect(match('gpu-2', ['gpu-1'])).toBeUndefined();
   });
 
   it('maps each host to its node', () => {

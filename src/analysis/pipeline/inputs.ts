@@ -9,7 +9,7 @@
 import type { GpuEntry } from '../../model/report.js';
 import type { KubernetesInventory, NodeInfo } from '../../sources/kubernetes/index.js';
 import { deviceCount } from '../../sources/kubernetes/index.js';
-import { matchNodeName, sidecarOverhead } from '../kubernetes.js';
+import { nodeNameMatcher, sidecarOverhead } from '../kubernetes.js';
 import type { ContainerCpuFigures, HostCpuFigures } from './cpu-usage.js';
 import type { ProcessTreeCpuFigures } from './process-cpu.js';
 import type { PodSidecars } from './sidecars.js';
@@ -44,9 +44,10 @@ export function hostHourlyUsd(gpus: readonly GpuEntry[]): Map<string, number> {
  */
 export function hostCpuByGpuHost(hosts: readonly HostCpuFigures[], gpus: readonly GpuEntry[]): Map<string, HostCpuFigures> {
   const byName = new Map(hosts.map((figures) => [figures.host, figures]));
+  const hostNamed = nodeNameMatcher(byName.keys());
   const result = new Map<string, HostCpuFigures>();
   for (const host of new Set(gpus.map((gpu) => gpu.host))) {
-    const name = matchNodeName(host, [...byName.keys()]);
+    const name = hostNamed(host);
     if (name !== undefined) result.set(host, byName.get(name)!);
   }
   return result;
@@ -54,12 +55,18 @@ export function hostCpuByGpuHost(hosts: readonly HostCpuFigures[], gpus: readonl
 
 /** Process trees by processTreeKey(GPU host, GPU pid), their host matched to the GPU hosts as for host CPU. */
 export function processTreesByGpuHost(trees: readonly ProcessTreeCpuFigures[], gpus: readonly GpuEntry[]): Map<string, ProcessTreeCpuFigures> {
-  const treeHosts = [...new Set(trees.map((tree) => tree.host))];
+  const treesByHost = new Map<string, ProcessTreeCpuFigures[]>();
+  for (const tree of trees) {
+    const onHost = treesByHost.get(tree.host);
+    if (onHost === undefined) treesByHost.set(tree.host, [tree]);
+    else onHost.push(tree);
+  }
+  const hostNamed = nodeNameMatcher(treesByHost.keys());
   const result = new Map<string, ProcessTreeCpuFigures>();
   for (const gpuHost of new Set(gpus.map((gpu) => gpu.host))) {
-    const name = matchNodeName(gpuHost, treeHosts);
+    const name = hostNamed(gpuHost);
     if (name === undefined) continue;
-    for (const tree of trees) if (tree.host === name) result.set(processTreeKey(gpuHost, tree.gpuPid), tree);
+    for (const tree of treesByHost.get(name)!) result.set(processTreeKey(gpuHost, tree.gpuPid), tree);
   }
   return result;
 }
