@@ -21,6 +21,10 @@ import { sampleValues } from './sample-values.js';
 import { LARGEST_INTERVALS_KEPT, MAX_KEPT_INTERVALS, SeriesRecorder, seriesBudgets } from './series.js';
 import { closeTimeline, selectNonOverlapping, type SourcedSeries } from './timeline.js';
 import { ZoneClock } from './zone-clock.js';
+import { someNamed } from '../text/some-named.js';
+
+/** Hosts and GPU ids a repeated-UUID warning names before `and N more`. */
+const NAMED_IN_WARNING = 8;
 
 export interface AnalysisWarning {
   /** The input the warning is about, as given to `beginSource`. */
@@ -123,10 +127,21 @@ const samplesCount = (count: number): string => `${count} sample${count === 1 ? 
  * and the ids the boards were given, in each input that named it (a report lists warnings per input).
  */
 function uuidOnSeveralHostsWarnings(physical: readonly DeviceGroup[], ids: readonly string[]): AnalysisWarning[] {
-  return [...uuidsOnSeveralHosts(physical.map(({ board }) => board))].flatMap(([uuid, hosts]) => {
-    const carriers = physical.flatMap((group, position) => (group.board.uuid === uuid ? [{ group, id: ids[position]! }] : []));
+  const repeated = uuidsOnSeveralHosts(physical.map(({ board }) => board));
+  if (repeated.size === 0) return [];
+  const carriersOf = new Map<string, { group: DeviceGroup; id: string }[]>();
+  physical.forEach((group, position) => {
+    const uuid = group.board.uuid;
+    if (uuid === undefined || !repeated.has(uuid)) return;
+    const carriers = carriersOf.get(uuid);
+    if (carriers === undefined) carriersOf.set(uuid, [{ group, id: ids[position]! }]);
+    else carriers.push({ group, id: ids[position]! });
+  });
+  return [...repeated].flatMap(([uuid, hosts]) => {
+    const carriers = carriersOf.get(uuid)!;
     const sources = new Set(carriers.flatMap(({ group }) => group.refs.flatMap((ref) => [...ref.bySource.values()].map((state) => state.source.label))));
-    const message = `GPU UUID ${uuid} appeared on ${hosts.length} hosts (${hosts.join(', ')}): reported as ${carriers.length} GPUs (${carriers.map(({ id }) => id).join(', ')}), never merged; a UUID names one board, so check host names and labels`;
+    const message = `GPU UUID ${uuid} appeared on ${hosts.length} hosts (${someNamed(hosts, NAMED_IN_WARNING)}): reported as ${carriers.length} GPUs ` +
+      `(${someNamed(carriers.map(({ id }) => id), NAMED_IN_WARNING)}), never merged; a UUID names one board, so check host names and labels`;
     return [...sources].map((source) => ({ source, message }));
   });
 }

@@ -5,7 +5,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
@@ -29,6 +29,8 @@ export const STDIN_REF = '-';
 export async function resolveInputs(args: string[]): Promise<InputRef[]> {
   const inputs: InputRef[] = [];
   const seen = new Set<string>();
+  /** A directory named that holds no file: the reason when nothing at all is found. */
+  let emptyDirectory: string | undefined;
   const add = (input: InputRef): void => {
     const key = input.path === undefined ? STDIN_REF : path.resolve(input.path);
     if (seen.has(key)) return;
@@ -49,7 +51,9 @@ export async function resolveInputs(args: string[]): Promise<InputRef[]> {
         for (const file of bundleAuditFiles(arg, bundle)) add({ ref: file, path: file, discovered: false, bundleHost: bundle.host });
         continue;
       }
-      for (const file of await walk(arg)) add({ ref: file, path: file, discovered: true });
+      const files = await walk(arg);
+      if (files.length === 0) emptyDirectory ??= arg;
+      for (const file of files) add({ ref: file, path: file, discovered: true });
     } else if (info?.isFile()) {
       const bundle = await bundleManifestOfFile(arg);
       add(bundle === undefined ? { ref: arg, path: arg, discovered: false } : { ref: arg, path: arg, discovered: false, bundleHost: bundle.host });
@@ -68,20 +72,30 @@ export async function resolveInputs(args: string[]): Promise<InputRef[]> {
       }
     }
   }
+  if (inputs.length === 0 && emptyDirectory !== undefined) throw new InputError('no files in this directory (hidden files are skipped)', { file: emptyDirectory });
   return inputs;
 }
 
-async function walk(directory: string): Promise<string[]> {
+/**
+ * The files under `directory`, in name order. Symbolic links are followed (log directories are
+ * often links into rotated or mounted files); a link to a directory already on the way down is
+ * not entered again, and a broken link is skipped.
+ */
+async function walk(directory: string, ancestors: ReadonlySet<string> = new Set()): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true }).catch((error: unknown) => {
     throw new InputError(`cannot read directory (${errorCode(error)})`, { file: directory, cause: error });
   });
+  const real = await realpath(directory).catch(() => directory);
+  const above = new Set(ancestors).add(real);
   const files: string[] = [];
   // Code-point order: the same on every machine, whatever its locale.
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (entry.name.startsWith('.')) continue;
     const full = path.join(directory, entry.name);
-    if (entry.isDirectory()) files.push(...(await walk(full)));
-    else if (entry.isFile()) files.push(full);
+    const target = entry.isSymbolicLink() ? await stat(full).catch(() => undefined) : entry;
+    if (target?.isDirectory() === true) {
+      if (!above.has(await realpath(full).catch(() => full))) files.push(...(await walk(full, above)));
+    } else if (target?.isFile() === true) files.push(full);
   }
   return files;
 }

@@ -96,6 +96,17 @@ describe('a UUID seen on two hosts', () => {
     expect(profile.warnings).toEqual([{ source: 'a.csv', message }, { source: 'b.csv', message }]);
   });
 
+  it('names at most 8 hosts and GPUs, however many repeat it (a fleet of logs copied under new host names)', () => {
+    const hosts = Array.from({ length: 12 }, (_, index) => `node-${String(index).padStart(2, '0')}`);
+    const many = analyze(hosts.map((host) => ({ source: `${host}.csv`, samples: samplesAt({ host, uuid: UUID_0 }, [0], [{ utilizationPct: 1 }]) })));
+    const shown = hosts.slice(0, 8);
+    expect(many.warnings).toHaveLength(12);
+    expect(many.warnings[0]!.message).toBe(
+      `GPU UUID ${UUID_0} appeared on 12 hosts (${shown.join(', ')} and 4 more): reported as 12 GPUs ` +
+        `(${shown.map((host) => `${UUID_0}@${host}`).join(', ')} and 4 more), never merged; a UUID names one board, so check host names and labels`,
+    );
+  });
+
   it('is warned about once when one input holds both hosts', () => {
     const one = analyze([{ source: 'fleet.prom', samples: [
       ...samplesAt({ host: 'node-a', uuid: UUID_0 }, [0], [{ utilizationPct: 1 }]),

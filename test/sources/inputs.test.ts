@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -28,6 +28,25 @@ describe('resolveInputs', () => {
     const inputs = await resolveInputs([root]);
     expect(inputs.map((input) => path.relative(root, input.ref))).toEqual(['a/y.csv', 'a/z.csv', 'b.xml']);
     expect(inputs.every((input) => input.discovered)).toBe(true);
+  });
+
+  it('follows symbolic links to files and directories, enters no directory twice on one path and skips broken links', async () => {
+    const root = tempTree({ 'logs/real.csv': 'r', 'elsewhere/n1.xml': '1', 'elsewhere/sub/n2.xml': '2' });
+    const logs = path.join(root, 'logs');
+    symlinkSync(path.join(root, 'elsewhere/n1.xml'), path.join(logs, 'link.xml'));
+    symlinkSync(path.join(root, 'elsewhere'), path.join(logs, 'more'));
+    symlinkSync(logs, path.join(logs, 'loop')); // logs/loop -> logs
+    symlinkSync(path.join(root, 'missing.xml'), path.join(logs, 'broken.xml'));
+    const inputs = await resolveInputs([logs]);
+    expect(inputs.map((input) => path.relative(logs, input.ref))).toEqual(['link.xml', 'more/n1.xml', 'more/sub/n2.xml', 'real.csv']);
+  });
+
+  it('names a directory that holds no file when nothing else was given', async () => {
+    const root = tempTree({ 'empty/.hidden': 'h', 'full/a.xml': 'a' });
+    const empty = path.join(root, 'empty');
+    await expect(resolveInputs([empty])).rejects.toThrow(new InputError('no files in this directory (hidden files are skipped)', { file: empty }));
+    // Beside other inputs an empty directory is no error.
+    expect((await resolveInputs([empty, path.join(root, 'full')])).map((input) => path.basename(input.ref))).toEqual(['a.xml']);
   });
 
   it('keeps a named file as named and not discovered, and drops repeats', async () => {
