@@ -17,7 +17,7 @@ import type { ObservationSink } from './model/observations.js';
 import type { GpuEntry, InstanceTypeBasis, Report, SourceSummary } from './model/report.js';
 import { REPORT_SCHEMA_VERSION } from './model/report.js';
 import { DEFAULT_RECOMMEND_SETTINGS, recommendForFleet } from './recommend/index.js';
-import { hostForInput, openInput, requireParser, resolveInputs, STDIN_REF, type InputRef } from './sources/index.js';
+import { hostForInput, openInput, requireParser, resolveInputs, STDIN_REF, type InputRef, type OpenedInput } from './sources/index.js';
 import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
 import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
 import { withWarnings } from './sources/sink-with-warnings.js';
@@ -111,16 +111,26 @@ async function readFilesAndFinish(options: AuditOptions, kubernetes: Promise<Kub
   const sources: SourceSummary[] = [];
   const failures: InputError[] = [];
 
-  for (const [index, input] of inputs.entries()) {
-    options.onInput?.(input.ref, index, inputs.length);
-    try {
-      const summary = await readInput(input, options, analyzer);
-      if (summary !== undefined) sources.push(summary);
-    } catch (error) {
-      if (!(error instanceof InputError) || !options.keepGoing) throw error;
-      failures.push(error);
-      sources.push({ ref: input.ref, format: 'unreadable', records: 0, warnings: [error.describe()] });
+  // Each input is opened (its head read) while the one before is parsed: a directory of many
+  // small files otherwise waits on the file system for every one of them in turn.
+  let opening: Promise<OpenedInput> | undefined = openAhead(inputs[0]!, options);
+  try {
+    for (const [index, input] of inputs.entries()) {
+      options.onInput?.(input.ref, index, inputs.length);
+      const opened: Promise<OpenedInput> = opening!;
+      opening = index + 1 < inputs.length ? openAhead(inputs[index + 1]!, options) : undefined;
+      try {
+        const summary = await readInput(input, options, analyzer, await opened);
+        if (summary !== undefined) sources.push(summary);
+      } catch (error) {
+        if (!(error instanceof InputError) || !options.keepGoing) throw error;
+        failures.push(error);
+        sources.push({ ref: input.ref, format: 'unreadable', records: 0, warnings: [error.describe()] });
+      }
     }
+  } finally {
+    // Stopped early: the input opened ahead is not read.
+    opening?.then((opened) => opened.close(), () => undefined);
   }
   if (sources.every((source) => source.records === 0)) {
     throw new InputError('no GPU data found in the inputs', { file: inputs.length === 1 ? inputs[0]!.ref : undefined });
@@ -246,8 +256,19 @@ async function finishAudit(
   return transfer === undefined ? { report, failures } : { report, failures, transfer };
 }
 
-async function readInput(input: InputRef, options: AuditOptions, sink: ObservationSink & { beginSource(ref: string): void }): Promise<SourceSummary | undefined> {
-  const opened = await openInput(input, options.stdin);
+/** `openInput`, its failure held until the input's turn (a failure nobody awaits is not an unhandled rejection). */
+function openAhead(input: InputRef, options: AuditOptions): Promise<OpenedInput> {
+  const opening = openInput(input, options.stdin);
+  opening.catch(() => undefined);
+  return opening;
+}
+
+async function readInput(
+  input: InputRef,
+  options: AuditOptions,
+  sink: ObservationSink & { beginSource(ref: string): void },
+  opened: OpenedInput,
+): Promise<SourceSummary | undefined> {
   try {
     let parser;
     try {

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runAudit, type AuditOptions } from '../src/audit.js';
 import { bundledCatalog } from '../src/catalog/index.js';
 import { InputError } from '../src/model/errors.js';
-import { repoRoot } from './helpers/corpus.js';
+import { corpusPath, repoRoot } from './helpers/corpus.js';
 
 const SCRAPES = path.join(repoRoot, 'test/fixtures/kubernetes/scrapes.prom');
 const CLUSTER = path.join(repoRoot, 'test/fixtures/kubernetes/cluster.json');
@@ -77,5 +77,41 @@ describe('runAudit with --kubectl', () => {
       return false;
     };
     expect(await stopped(), 'kubectl still runs after the audit failed').toBe(true);
+  });
+});
+
+describe('runAudit over several inputs', () => {
+  // Each input is opened while the one before is read; what happens to one still happens at its turn.
+  const snapshot = readFileSync(corpusPath('nvidia-smi-xml', 'netdata-rtx-3060.xml'));
+  const threeFiles = (): string[] => {
+    dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-inputs-'));
+    return ['node-a.xml', 'node-b.xml', 'node-c.xml'].map((name) => {
+      writeFileSync(path.join(dir, name), snapshot);
+      return path.join(dir, name);
+    });
+  };
+  const base = { timeZone: 'UTC', idleThresholdPct: 5, pricing: 'on-demand', catalog: bundledCatalog() } as const;
+
+  it('reports an input that vanished before its turn in its place (--keep-going)', async () => {
+    const files = threeFiles();
+    // Removed as the first input is read, before the third is opened.
+    const onInput = (_ref: string, index: number): void => {
+      if (index === 0) rmSync(files[2]!);
+    };
+    const { report, failures } = await runAudit({ ...base, inputs: files, keepGoing: true, onInput });
+    expect(report.sources.map((source) => [path.basename(source.ref), source.format])).toEqual([
+      ['node-a.xml', 'nvidia-smi-xml'], ['node-b.xml', 'nvidia-smi-xml'], ['node-c.xml', 'unreadable'],
+    ]);
+    expect(failures.map((failure) => failure.message)).toEqual(['cannot read (ENOENT)']);
+  });
+
+  it('stops at the first input that cannot be read; the failure of the one opened ahead goes nowhere', async () => {
+    const files = threeFiles();
+    writeFileSync(files[0]!, 'not telemetry\n');
+    const onInput = (_ref: string, index: number): void => {
+      if (index === 0) rmSync(files[1]!);
+    };
+    // Were the second input's failure (opened while the first is read) unhandled, vitest would fail the run.
+    await expect(runAudit({ ...base, inputs: files, keepGoing: false, onInput })).rejects.toThrow(/^unrecognised format/);
   });
 });

@@ -42,14 +42,18 @@ export const sourceParsers: readonly SourceParser[] = [
 /** Share of U+FFFD / NUL / other control characters above which a head is binary, not text. */
 const BINARY_SHARE = 0.1;
 
+/** Characters of a head looked at for binary data, as git does: the head of a small file is the whole file. */
+const BINARY_SNIFF_CHARS = 8192;
+
 function looksBinary(head: string): boolean {
-  if (head.includes('\u0000')) return true;
+  const length = Math.min(head.length, BINARY_SNIFF_CHARS);
   let odd = 0;
-  for (let i = 0; i < head.length; i += 1) {
+  for (let i = 0; i < length; i += 1) {
     const code = head.charCodeAt(i);
+    if (code === 0) return true;
     if (code === 0xfffd || (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d)) odd += 1;
   }
-  return head.length > 0 && odd / head.length > BINARY_SHARE;
+  return length > 0 && odd / length > BINARY_SHARE;
 }
 
 /** The parser for an input's head, or undefined when no format claims it. */

@@ -146,7 +146,7 @@ export interface OpenedInput {
 
 /** Opens an input for reading; errors name the file and say what went wrong. */
 export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = process.stdin): Promise<OpenedInput> {
-  const raw: NodeJS.ReadableStream = input.path === undefined ? stdin : createReadStream(input.path, { highWaterMark: READ_CHUNK_BYTES });
+  const raw: NodeJS.ReadableStream = input.path === undefined ? stdin : createReadStream(input.path, { highWaterMark: await readBytesFor(input.path) });
   const bytes = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   const ref = input.ref;
   const destroy = (): void => {
@@ -194,6 +194,20 @@ export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = 
     }
   }
   return { head, chunks: all(), close: destroy, compressed: isGzip, setTextPieceBytes: (bytes) => (decoder.pieceBytes = bytes ?? decoder.pieceBytes) };
+}
+
+/** Smallest read of a regular file. */
+const MIN_READ_BYTES = 64 * 1024;
+
+/**
+ * The read size for a file: READ_CHUNK_BYTES, or less for a smaller file. A read's buffer is
+ * made at its full size before anything is read, so a directory of small snapshots would
+ * otherwise make a megabyte of garbage per file (1,250 files of 137 kB: 13 MiB more at the peak).
+ */
+async function readBytesFor(file: string): Promise<number> {
+  // A file that grows meanwhile is still read to its end, in more reads; one that cannot be looked at fails at the read, with its message.
+  const bytes = await stat(file).then((info) => (info.isFile() ? info.size : undefined), () => undefined);
+  return bytes === undefined ? READ_CHUNK_BYTES : Math.min(READ_CHUNK_BYTES, Math.max(MIN_READ_BYTES, bytes + 1));
 }
 
 async function* plainChunks(first: Buffer | undefined, readRaw: () => Promise<Buffer | undefined>, decoder: Utf8Chunks): AsyncIterable<string> {
