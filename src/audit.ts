@@ -17,11 +17,11 @@ import type { ObservationSink } from './model/observations.js';
 import type { GpuEntry, InstanceTypeBasis, Report, SourceSummary } from './model/report.js';
 import { REPORT_SCHEMA_VERSION } from './model/report.js';
 import { DEFAULT_RECOMMEND_SETTINGS, recommendForFleet } from './recommend/index.js';
-import { hostForInput, openInput, requireParser, resolveInputs, STDIN_REF, type InputRef, type OpenedInput } from './sources/index.js';
+import { HEAD_CHARS, hostForInput, openInput, requireParser, resolveInputs, STDIN_REF, type InputRef, type OpenedInput } from './sources/index.js';
 import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
 import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
 import { withWarnings } from './sources/sink-with-warnings.js';
-import { blockWorkerCount, parseBlockBytesOf, parseWorkerModeOf, planInput, readTail, type ParseWorkerMode } from './sources/worker/policy.js';
+import { blockWorkerCount, PARSE_WORKER_MIN_BYTES, parseBlockBytesOf, parseWorkerModeOf, planInput, readTail, type ParseWorkerMode } from './sources/worker/policy.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
 
 export type Provider = 'aws' | 'azure' | 'gcp';
@@ -66,8 +66,9 @@ export interface AuditOptions {
   /** Block size, in bytes, where workers read one file in blocks (worker/parse-in-blocks.ts); default: GPU_AUDIT_BLOCK_BYTES, else PARSE_BLOCK_BYTES. */
   parseBlockBytes?: number;
   /**
-   * Called before each file of PARSE_WORKER_MIN_BYTES or more is read, so that a program can
-   * prepare for a long read (the CLI tunes V8's garbage collection for memory then).
+   * Called once, before the input with which the inputs reach LARGE_READ_BYTES in all is read,
+   * so that a program can prepare for a long read (the CLI tunes V8's garbage collection for
+   * memory then). A thousand small host snapshots are as long a read as one large log.
    */
   onLargeInput?: (ref: string) => void;
 }
@@ -114,13 +115,18 @@ async function readFilesAndFinish(options: AuditOptions, kubernetes: Promise<Kub
   // Each input is opened (its head read) while the one before is parsed: a directory of many
   // small files otherwise waits on the file system for every one of them in turn.
   let opening: Promise<OpenedInput> | undefined = openAhead(inputs[0]!, options);
+  let bytesOpened = 0;
   try {
     for (const [index, input] of inputs.entries()) {
       options.onInput?.(input.ref, index, inputs.length);
-      const opened: Promise<OpenedInput> = opening!;
+      const thisOne: Promise<OpenedInput> = opening!;
       opening = index + 1 < inputs.length ? openAhead(inputs[index + 1]!, options) : undefined;
       try {
-        const summary = await readInput(input, options, analyzer, await opened);
+        const opened = await thisOne;
+        const before = bytesOpened;
+        bytesOpened += inputBytes(opened);
+        if (before < LARGE_READ_BYTES && bytesOpened >= LARGE_READ_BYTES) options.onLargeInput?.(input.ref);
+        const summary = await readInput(input, options, analyzer, opened);
         if (summary !== undefined) sources.push(summary);
       } catch (error) {
         if (!(error instanceof InputError) || !options.keepGoing) throw error;
@@ -256,6 +262,14 @@ async function finishAudit(
   return transfer === undefined ? { report, failures } : { report, failures, transfer };
 }
 
+/** Bytes of input from which an audit is a long read (see AuditOptions.onLargeInput): where a parse worker starts to pay. */
+export const LARGE_READ_BYTES = PARSE_WORKER_MIN_BYTES;
+
+/** An input's size; one whose size is unknown (stdin) counts as large once it outgrows its head. */
+function inputBytes(opened: OpenedInput): number {
+  return opened.bytes ?? (opened.head.length < HEAD_CHARS ? opened.head.length : LARGE_READ_BYTES);
+}
+
 /** `openInput`, its failure held until the input's turn (a failure nobody awaits is not an unhandled rejection). */
 function openAhead(input: InputRef, options: AuditOptions): Promise<OpenedInput> {
   const opening = openInput(input, options.stdin);
@@ -291,7 +305,6 @@ async function readInput(
     const context = { ref: input.ref, host: hostForInput(input, options.host), timeZone: options.timeZone };
     const mode = options.parseWorkers ?? parseWorkerModeOf(process.env);
     const plan = await planInput(input, mode);
-    if (plan.large) options.onLargeInput?.(input.ref);
     let result;
     // A file that sends everything at its end (one scrape) is read here: a worker would overlap nothing.
     const allAtEnd = mode === 'auto' && plan.worker && !opened.compressed && input.path !== undefined && plan.bytes !== undefined

@@ -4,14 +4,15 @@
  * which the test writes only once a fake kubectl has started, so an audit that ran kubectl
  * after the telemetry would wait for it in vain.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runAudit, type AuditOptions } from '../src/audit.js';
+import { LARGE_READ_BYTES, runAudit, type AuditOptions } from '../src/audit.js';
 import { bundledCatalog } from '../src/catalog/index.js';
 import { InputError } from '../src/model/errors.js';
+import { HEAD_CHARS } from '../src/sources/index.js';
 import { corpusPath, repoRoot } from './helpers/corpus.js';
 
 const SCRAPES = path.join(repoRoot, 'test/fixtures/kubernetes/scrapes.prom');
@@ -114,4 +115,31 @@ describe('runAudit over several inputs', () => {
     // Were the second input's failure (opened while the first is read) unhandled, vitest would fail the run.
     await expect(runAudit({ ...base, inputs: files, keepGoing: false, onInput })).rejects.toThrow(/^unrecognised format/);
   });
+
+  it('calls onLargeInput once, before the input with which the inputs reach 32 MiB in all', async () => {
+    const [snapshotFile] = threeFiles();
+    // Sparse files (their size counts, their bytes take no disk), read as binary data and skipped with --keep-going.
+    const parts = ['part-1.bin', 'part-2.bin', 'part-3.bin'].map((name) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, '');
+      truncateSync(file, Math.ceil(LARGE_READ_BYTES / 3) - 1);
+      return file;
+    });
+    const large: string[] = [];
+    await runAudit({ ...base, inputs: [snapshotFile!, ...parts, snapshotFile!], keepGoing: true, onLargeInput: (ref) => large.push(ref) });
+    expect(LARGE_READ_BYTES).toBe(32 * 1024 * 1024);
+    expect(large).toEqual([parts[2]]);
+    const small: string[] = [];
+    await runAudit({ ...base, inputs: [snapshotFile!, parts[0]!], keepGoing: true, onLargeInput: (ref) => small.push(ref) });
+    expect(small).toEqual([]);
+  });
+
+  it('counts standard input as large once it outgrows the head read for its format', async () => {
+    const large: string[] = [];
+    // A `-l` log of the same document, longer than the head.
+    const log = snapshot.toString('utf8').repeat(Math.ceil((2 * HEAD_CHARS) / snapshot.length));
+    await runAudit({ ...base, inputs: ['-'], stdin: Readable.from([log]), keepGoing: false, onLargeInput: (ref) => large.push(ref) });
+    expect(large).toEqual(['-']);
+  });
 });
+

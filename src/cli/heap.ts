@@ -5,7 +5,8 @@
  * of 10,000 GPUs the peak memory was about 315 MB, and 285 MB with heaps let grow to twice
  * what a collection kept, for a few more full collections (tens of milliseconds each there).
  *
- * Set only once a large input comes (AuditOptions.onLargeInput), not at start: a V8 flag
+ * Set only once the inputs make a long read (AuditOptions.onLargeInput: 32 MiB in all, one
+ * large log or a directory of a thousand host snapshots), not at start: a V8 flag
  * changed at run time makes V8 turn down the code caches compiled under the old flags, Node's
  * own modules' among them, which cost every command about 30 ms of start-up.
  */

@@ -5,7 +5,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
@@ -122,7 +122,7 @@ export function hostForInput(input: InputRef, explicitHost: string | undefined):
 
 const GZIP_MAGIC_0 = 0x1f;
 const GZIP_MAGIC_1 = 0x8b;
-const HEAD_CHARS = 64 * 1024;
+export const HEAD_CHARS = 64 * 1024;
 /**
  * Large reads: with Node's 64 KiB reads and 16 KiB inflate chunks, stream overhead and the
  * garbage of many small buffers cost more than inflating itself on day-long gzipped logs. The
@@ -140,27 +140,23 @@ export interface OpenedInput {
   close(): void;
   /** Whether the bytes are gzip (the text is what they inflate to). */
   compressed: boolean;
+  /** The file's size in bytes when it is a regular file (compressed, for gzip); undefined for stdin and pipes. */
+  bytes: number | undefined;
   /** From the next chunk read on, hands the text on in pieces of at most this many bytes (see TEXT_PIECE_BYTES); undefined: no change. */
   setTextPieceBytes(bytes: number | undefined): void;
 }
 
 /** Opens an input for reading; errors name the file and say what went wrong. */
 export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = process.stdin): Promise<OpenedInput> {
-  const raw: NodeJS.ReadableStream = input.path === undefined ? stdin : createReadStream(input.path, { highWaterMark: await readBytesFor(input.path) });
-  const bytes = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   const ref = input.ref;
+  const size = input.path === undefined ? undefined : await regularFileBytes(input.path);
+  // A small file is read whole, in one buffer of its size: a directory of a thousand host
+  // snapshots would otherwise make a stream and a megabyte read buffer for each.
+  const whole = input.path !== undefined && size !== undefined && size < READ_CHUNK_BYTES ? await readWhole(input.path, ref) : undefined;
+  const raw: NodeJS.ReadableStream | undefined = whole !== undefined ? undefined : input.path === undefined ? stdin : createReadStream(input.path, { highWaterMark: READ_CHUNK_BYTES });
+  const readRaw = raw === undefined ? bufferOnce(whole) : streamReads(raw, ref);
   const destroy = (): void => {
-    (raw as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
-  };
-
-  const readRaw = async (): Promise<Buffer | undefined> => {
-    try {
-      const next = await bytes.next();
-      if (next.done === true) return undefined;
-      return typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
-    } catch (error) {
-      throw new InputError(`cannot read (${errorCode(error)})`, { file: ref, cause: error });
-    }
+    (raw as (NodeJS.ReadableStream & { destroy?: () => void }) | undefined)?.destroy?.();
   };
 
   const first = await readRaw();
@@ -193,21 +189,42 @@ export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = 
       yield next.value;
     }
   }
-  return { head, chunks: all(), close: destroy, compressed: isGzip, setTextPieceBytes: (bytes) => (decoder.pieceBytes = bytes ?? decoder.pieceBytes) };
+  return { head, chunks: all(), close: destroy, compressed: isGzip, bytes: size, setTextPieceBytes: (bytes) => (decoder.pieceBytes = bytes ?? decoder.pieceBytes) };
 }
 
-/** Smallest read of a regular file. */
-const MIN_READ_BYTES = 64 * 1024;
+/** The size of a regular file; undefined for anything else, or a file that cannot be looked at (its read says why). */
+async function regularFileBytes(file: string): Promise<number | undefined> {
+  return stat(file).then((info) => (info.isFile() ? info.size : undefined), () => undefined);
+}
 
-/**
- * The read size for a file: READ_CHUNK_BYTES, or less for a smaller file. A read's buffer is
- * made at its full size before anything is read, so a directory of small snapshots would
- * otherwise make a megabyte of garbage per file (1,250 files of 137 kB: 13 MiB more at the peak).
- */
-async function readBytesFor(file: string): Promise<number> {
-  // A file that grows meanwhile is still read to its end, in more reads; one that cannot be looked at fails at the read, with its message.
-  const bytes = await stat(file).then((info) => (info.isFile() ? info.size : undefined), () => undefined);
-  return bytes === undefined ? READ_CHUNK_BYTES : Math.min(READ_CHUNK_BYTES, Math.max(MIN_READ_BYTES, bytes + 1));
+/** `buffer` at the first call, then the end. */
+function bufferOnce(buffer: Buffer | undefined): () => Promise<Buffer | undefined> {
+  let left = buffer;
+  return async () => {
+    const next = left;
+    left = undefined;
+    return next;
+  };
+}
+
+/** The stream's chunks one call at a time, as Buffers, then undefined; a failed read names the input. */
+function streamReads(raw: NodeJS.ReadableStream, ref: string): () => Promise<Buffer | undefined> {
+  const bytes = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  return async () => {
+    try {
+      const next = await bytes.next();
+      if (next.done === true) return undefined;
+      return typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+    } catch (error) {
+      throw new InputError(`cannot read (${errorCode(error)})`, { file: ref, cause: error });
+    }
+  };
+}
+
+async function readWhole(file: string, ref: string): Promise<Buffer> {
+  return readFile(file).catch((error: unknown) => {
+    throw new InputError(`cannot read (${errorCode(error)})`, { file: ref, cause: error });
+  });
 }
 
 async function* plainChunks(first: Buffer | undefined, readRaw: () => Promise<Buffer | undefined>, decoder: Utf8Chunks): AsyncIterable<string> {

@@ -51,21 +51,18 @@ export function blockWorkerCount(): number {
 
 /** What the size of an input decides. */
 export interface InputPlan {
-  /** A regular file of PARSE_WORKER_MIN_BYTES or more, whether or not a worker parses it. */
-  large: boolean;
   /** Parse it in a worker: never stdin (a worker cannot reopen it), only a file, as `mode` says. */
   worker: boolean;
   /** The file's size in bytes (undefined: not a regular file). */
   bytes: number | undefined;
 }
 
-/** Looks at `input` once (one stat) for both decisions. */
+/** Looks at `input` once (one stat). */
 export async function planInput(input: InputRef, mode: ParseWorkerMode): Promise<InputPlan> {
   const bytes = await regularFileSize(input);
-  if (bytes === undefined) return { large: false, worker: false, bytes };
-  const large = bytes >= PARSE_WORKER_MIN_BYTES;
-  const worker = mode === 'always' || (mode === 'auto' && large && availableParallelism() >= 2);
-  return { large, worker, bytes };
+  if (bytes === undefined) return { worker: false, bytes };
+  const worker = mode === 'always' || (mode === 'auto' && bytes >= PARSE_WORKER_MIN_BYTES && availableParallelism() >= 2);
+  return { worker, bytes };
 }
 
 /** The block size `env` sets (PARSE_BLOCK_BYTES_ENV), else PARSE_BLOCK_BYTES. */

@@ -22,12 +22,6 @@ import {
 let directory: string;
 const file = (name: string): InputRef => ({ ref: name, path: path.join(directory, name), discovered: false });
 const shouldParseInWorker = async (input: InputRef, mode: ParseWorkerMode): Promise<boolean> => (await planInput(input, mode)).worker;
-/** Large whatever the mode: checked under each. */
-async function isLargeInput(input: InputRef): Promise<boolean> {
-  const verdicts = await Promise.all((['auto', 'always', 'never'] as const).map(async (mode) => (await planInput(input, mode)).large));
-  expect(new Set(verdicts).size).toBe(1);
-  return verdicts[0]!;
-}
 
 beforeAll(() => {
   directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-worker-policy-'));
@@ -60,16 +54,6 @@ describe('always and never', () => {
     expect(await shouldParseInWorker({ ref: STDIN_REF, path: undefined, discovered: false }, 'always')).toBe(false);
     expect(await shouldParseInWorker(file('folder'), 'always')).toBe(false);
     expect(await shouldParseInWorker(file('gone.csv'), 'always')).toBe(false);
-  });
-});
-
-describe('a large input', () => {
-  it('is a regular file of 32 MiB or more, whatever the mode and the cores', async () => {
-    expect(await isLargeInput(file('at-threshold.csv'))).toBe(true);
-    expect(await isLargeInput(file('just-below.csv'))).toBe(false);
-    expect(await isLargeInput(file('folder'))).toBe(false);
-    expect(await isLargeInput(file('gone.csv'))).toBe(false);
-    expect(await isLargeInput({ ref: STDIN_REF, path: undefined, discovered: false })).toBe(false);
   });
 });
 
