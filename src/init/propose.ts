@@ -89,16 +89,16 @@ interface Group {
 }
 
 function processGroups(gpus: readonly GpuEntry[]): Group[] {
-  const groups = new Map<string, Group>();
+  const groups = new Map<string, Omit<Group, 'gpus'> & { gpus: Set<GpuEntry> }>();
   for (const gpu of gpus) {
     for (const process of gpu.processes) {
       const { key, pattern } = normaliseCommand(process.name);
-      const group = groups.get(pattern) ?? { key, pattern, example: process.name, gpus: [] };
-      if (!group.gpus.includes(gpu)) group.gpus.push(gpu);
+      const group = groups.get(pattern) ?? { key, pattern, example: process.name, gpus: new Set<GpuEntry>() };
+      group.gpus.add(gpu);
       groups.set(pattern, group);
     }
   }
-  return [...groups.values()];
+  return [...groups.values()].map((group) => ({ ...group, gpus: [...group.gpus] }));
 }
 
 function sortedUnique(values: Iterable<string>): string[] {
@@ -109,10 +109,16 @@ function sortedUnique(values: Iterable<string>): string[] {
  * `hosts` claims every GPU of a host, idle ones included; it is proposed only where the
  * group is the one program seen on its hosts, so it cannot take another workload's GPUs.
  */
-function dedicatedHosts(group: Group, groups: readonly Group[]): string[] | undefined {
+function dedicatedHosts(group: Group, groupsOnHost: ReadonlyMap<string, number>): string[] | undefined {
   const hosts = sortedUnique(group.gpus.map((gpu) => gpu.host));
-  const shared = groups.some((other) => other !== group && other.gpus.some((gpu) => hosts.includes(gpu.host)));
-  return shared ? undefined : hosts;
+  return hosts.some((host) => groupsOnHost.get(host)! > 1) ? undefined : hosts;
+}
+
+/** How many groups run on each host. */
+function groupsPerHost(groups: readonly Group[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const group of groups) for (const host of new Set(group.gpus.map((gpu) => gpu.host))) counts.set(host, (counts.get(host) ?? 0) + 1);
+  return counts;
 }
 
 /** Pods grouped by their controller (a Deployment's pods share it) or by name when bare. */
@@ -122,7 +128,9 @@ function podGroups(pods: readonly KubernetesPodEntry[], coveredGpus: ReadonlySet
     // Pods on GPUs whose processes are already proposed would claim them a second time.
     if (pod.gpus.length === 0 || pod.gpus.every((id) => coveredGpus.has(id))) continue;
     const key = `${pod.namespace}/${pod.workloadName ?? pod.name}`;
-    groups.set(key, [...(groups.get(key) ?? []), pod]);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [pod]);
+    else group.push(pod);
   }
   return groups;
 }
@@ -149,8 +157,9 @@ function podKind(controllerKind: string | null, names: string): WorkloadKind {
 export function proposeWorkloads(report: Report): WorkloadProposal[] {
   const taken = new Set<string>();
   const groups = processGroups(report.gpus);
+  const groupsOnHost = groupsPerHost(groups);
   const proposals: WorkloadProposal[] = groups.map((group) => {
-    const hosts = dedicatedHosts(group, groups);
+    const hosts = dedicatedHosts(group, groupsOnHost);
     return {
       name: workloadName(group.key, taken),
       kind: suggestKind(group.example),
