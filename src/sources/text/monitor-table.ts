@@ -92,6 +92,11 @@ export class MonitorTable {
   readonly fields: string[] = [];
   fieldCount = 0;
   private readonly scratch: string[] = [];
+  /** The last Date and Time read, in which zone, and their time: the GPUs of one tick share them. */
+  private lastDate = '';
+  private lastTime = '';
+  private lastZone = '';
+  private lastTimeMs = Number.NaN;
 
   constructor(
     private readonly file: string,
@@ -124,8 +129,13 @@ export class MonitorTable {
     if (layout === undefined || layout.date < 0 || layout.time < 0) return undefined;
     const date = this.fields[layout.date] ?? '';
     const time = this.fields[layout.time] ?? '';
+    if (time === this.lastTime && date === this.lastDate && timeZone === this.lastZone && date !== '') return this.lastTimeMs;
     const printed = date.length === 8 ? `${date.slice(0, 4)}/${date.slice(4, 6)}/${date.slice(6, 8)} ${time}` : `${date} ${time}`;
-    return parseLocalTimestamp(printed, timeZone) ?? Number.NaN;
+    this.lastDate = date;
+    this.lastTime = time;
+    this.lastZone = timeZone;
+    this.lastTimeMs = parseLocalTimestamp(printed, timeZone) ?? Number.NaN;
+    return this.lastTimeMs;
   }
 
   private readHashLine(line: string, lineNumber: number): MonitorLineKind {

@@ -47,6 +47,23 @@ describe('MonitorTable', () => {
     expect(table.rowTime('UTC')).toBe(Date.UTC(2024, 0, 4, 13, 54, 35));
   });
 
+  it('reads the time of each row: the same Date and Time once, a new one, a zone, an unreadable one', () => {
+    const table = new MonitorTable('dmon.txt', 'dmon');
+    table.read('#Date       Time        gpu    pwr', 1);
+    const timeOf = (row: string, zone = 'UTC'): number | undefined => {
+      table.read(row, 2);
+      return table.rowTime(zone);
+    };
+    expect(timeOf(' 20240104   13:54:35      0     72')).toBe(Date.UTC(2024, 0, 4, 13, 54, 35));
+    expect(timeOf(' 20240104   13:54:35      1     70')).toBe(Date.UTC(2024, 0, 4, 13, 54, 35));
+    expect(timeOf(' 20240104   13:54:36      0     72')).toBe(Date.UTC(2024, 0, 4, 13, 54, 36));
+    expect(timeOf(' 20240105   13:54:36      0     72')).toBe(Date.UTC(2024, 0, 5, 13, 54, 36));
+    // The same printed time in another zone is another instant (Berlin: UTC+1 in January).
+    expect(timeOf(' 20240105   13:54:36      0     72', 'Europe/Berlin')).toBe(Date.UTC(2024, 0, 5, 12, 54, 36));
+    expect(timeOf(' 20240105   25:54:36      0     72')).toBeNaN();
+    expect(timeOf(' 20240105   25:54:36      1     72')).toBeNaN();
+  });
+
   it('refuses a data row before any header, naming the line', () => {
     const table = new MonitorTable('dmon.txt', 'dmon');
     expect(() => table.read('    0    630', 1)).toThrow(expect.objectContaining({ file: 'dmon.txt', location: 'line 1' }));
