@@ -22,6 +22,7 @@ import { fillSample } from './dcgm/readings.js';
 import type { Readings } from './dcgm/readings.js';
 import { readDcgmValue } from './dcgm/values.js';
 import { forEachLine, leadingLines } from './text/lines.js';
+import { splitFields } from './text/monitor-table.js';
 import { WarningLimiter } from './text/warnings.js';
 import type { Warn } from './text/warnings.js';
 
@@ -37,6 +38,8 @@ const COLUMN_NAME = /\S+/g;
 /** What dmon prints when stopped by Ctrl-C: the end of a run, not a bad line. */
 const STOPPED = /^dmon was stopped/;
 const QUOTE_CHARS = 80;
+const HASH = 0x23;
+const UPPER_G = 0x47;
 
 interface Column {
   name: string;
@@ -63,9 +66,12 @@ function readHeader(line: string): Layout {
  * value per column (also where a copy lost the alignment), else cut at the header's
  * column positions (an entity lacking a field leaves its cell empty).
  */
-function cellsOf(line: string, entityEnd: number, layout: Layout): string[] {
-  const tokens = line.slice(entityEnd).trim().split(/[ \t]+/).filter((token) => token !== '');
-  if (tokens.length === layout.columns.length) return tokens;
+function cellsOf(line: string, entityEnd: number, layout: Layout, tokens: string[]): string[] {
+  const count = splitFields(line.slice(entityEnd), tokens);
+  if (count === layout.columns.length) {
+    tokens.length = count;
+    return tokens;
+  }
   return layout.columns.map((column, position) => {
     const end = layout.columns[position + 1]?.start ?? line.length;
     return line.slice(column.start, end).trim();
@@ -104,9 +110,11 @@ export const dcgmiDmon: SourceParser = {
       return ref;
     };
 
+    const tokens: string[] = [];
     const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => {
-      if (line.trim() === '' || STOPPED.test(line)) return;
-      if (HEADER.test(line.trimEnd())) {
+      // Nearly every line is a GPU row: only a line that is none looks for what else it is.
+      if (line.charCodeAt(0) !== UPPER_G && (line.trim() === '' || STOPPED.test(line))) return;
+      if (line.charCodeAt(0) === HASH && HEADER.test(line.trimEnd())) {
         layout = readHeader(line);
         if (layout.columns.every((column) => column.field === undefined)) {
           const names = layout.columns.map((column) => column.name).join(', ');
@@ -114,7 +122,7 @@ export const dcgmiDmon: SourceParser = {
         }
         return;
       }
-      if (UNITS_LINE.test(line)) return;
+      if (line.charCodeAt(0) !== UPPER_G && UNITS_LINE.test(line)) return;
       if (layout === undefined) {
         warn(`line ${lineNumber}`, `skipped ${quote(line)}: no #Entity header before it`);
         return;
@@ -137,7 +145,7 @@ export const dcgmiDmon: SourceParser = {
       }
       rows += 1;
       const ref = refOf(index);
-      const readings = readRow(cellsOf(line, entity[0].length, layout), layout, lineNumber, warn);
+      const readings = readRow(cellsOf(line, entity[0].length, layout, tokens), layout, lineNumber, warn);
       const sample: GpuSample = { ref };
       if (fillSample(sample, readings)) sink.sample(sample);
     });

@@ -63,11 +63,29 @@ const NOT_FINITE = /^(?:[+-]?(?:inf|infinity)|nan)$/i;
  * warns). No field gpu-audit reads can be negative.
  */
 export function readDcgmValue(text: string, field: DcgmField): number | undefined {
-  if (!isPlainDecimal(text)) {
-    if (NO_VALUE.has(text) || NOT_FINITE.test(text)) return undefined;
-    if (!NUMBER.test(text)) return Number.NaN;
-  }
+  const plain = plainDecimalValue(text);
+  if (!Number.isNaN(plain)) return dcgmReading(plain, field);
+  if (NO_VALUE.has(text) || NOT_FINITE.test(text)) return undefined;
+  if (!NUMBER.test(text)) return Number.NaN;
   return dcgmReading(Number(text), field);
+}
+
+/**
+ * The value of a plain decimal (isPlainDecimal), NaN for any other text. Whole numbers of up to
+ * 15 digits are summed exactly here; a fraction or a longer number goes to Number().
+ */
+function plainDecimalValue(text: string): number {
+  const length = text.length;
+  let whole = 0;
+  let point = false;
+  for (let position = 0; position < length; position += 1) {
+    const code = text.charCodeAt(position);
+    if (code >= 0x30 && code <= 0x39) whole = whole * 10 + (code - 0x30);
+    else if (code !== 0x2e || point || position === 0) return Number.NaN;
+    else point = true;
+  }
+  if (length === 0) return Number.NaN;
+  return point || length > 15 ? Number(text) : whole;
 }
 
 /** readDcgmValue for a value already read as a number: undefined for a sentinel, NaN for a negative one. */

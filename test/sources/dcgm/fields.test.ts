@@ -69,6 +69,16 @@ describe('readDcgmValue', () => {
     expect(readDcgmValue('6935930', field('DCGM_FI_PROF_PCIE_RX_BYTES'))).toBe(6773.369140625);
   });
 
+  it('reads every plain decimal as Number() does, leading zeros and long digit runs included', () => {
+    const digits = fc.stringMatching(/^[0-9]{1,20}$/);
+    const plain = fc.oneof(digits, fc.tuple(digits, fc.stringMatching(/^[0-9]{0,12}$/)).map(([whole, fraction]) => `${whole}.${fraction}`));
+    const used = field('DCGM_FI_DEV_FB_USED');
+    fc.assert(fc.property(plain, (text) => {
+      const expected = Number(text);
+      expect(readDcgmValue(text, used)).toBe(isDcgmBlank(expected, used.valueType) ? undefined : expected);
+    }));
+  });
+
   it('reads exponents as federation prints them', () => {
     expect(readDcgmValue('1.5e+06', field('DCGM_FI_DEV_FB_USED'))).toBe(1_500_000);
   });
