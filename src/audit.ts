@@ -21,7 +21,7 @@ import { HEAD_CHARS, hostForInput, openInput, requireParser, resolveInputs, STDI
 import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
 import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
 import { withWarnings } from './sources/sink-with-warnings.js';
-import { blockWorkerCount, PARSE_WORKER_MIN_BYTES, parseBlockBytesOf, parseWorkerModeOf, planInput, readTail, type ParseWorkerMode } from './sources/worker/policy.js';
+import { blockWorkerCount, PARSE_WORKER_MIN_BYTES, parseBlockBytesOf, parsesInWorker, parseWorkerModeOf, readTail, type ParseWorkerMode } from './sources/worker/policy.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
 
 export type Provider = 'aws' | 'azure' | 'gcp';
@@ -304,18 +304,19 @@ async function readInput(
     sink.beginSource(input.ref);
     const context = { ref: input.ref, host: hostForInput(input, options.host), timeZone: options.timeZone };
     const mode = options.parseWorkers ?? parseWorkerModeOf(process.env);
-    const plan = await planInput(input, mode);
+    const bytes = opened.bytes;
+    const inWorker = parsesInWorker(bytes, mode);
     let result;
     // A file that sends everything at its end (one scrape) is read here: a worker would overlap nothing.
-    const allAtEnd = mode === 'auto' && plan.worker && !opened.compressed && input.path !== undefined && plan.bytes !== undefined
-      && parser.sendsAllAtEnd?.(opened.head, await readTail(input.path, plan.bytes)) === true;
-    const worker = plan.worker && !allAtEnd ? await import('./sources/worker/parse-in-worker.js') : undefined;
+    const allAtEnd = mode === 'auto' && inWorker && !opened.compressed && input.path !== undefined && bytes !== undefined
+      && parser.sendsAllAtEnd?.(opened.head, await readTail(input.path, bytes)) === true;
+    const worker = inWorker && !allAtEnd ? await import('./sources/worker/parse-in-worker.js') : undefined;
     if (worker?.parseWorkerInstalled() === true) {
       // The worker reads the file itself: this thread's stream was only for the head.
       opened.close();
-      if (parser.blocks !== undefined && !opened.compressed && input.path !== undefined && plan.bytes !== undefined) {
+      if (parser.blocks !== undefined && !opened.compressed && input.path !== undefined && bytes !== undefined) {
         const { parseInBlocks } = await import('./sources/worker/parse-in-blocks.js');
-        const request = { input, context, path: input.path, fileBytes: plan.bytes, blockBytes: options.parseBlockBytes ?? parseBlockBytesOf(process.env), workers: blockWorkerCount() };
+        const request = { input, context, path: input.path, fileBytes: bytes, blockBytes: options.parseBlockBytes ?? parseBlockBytesOf(process.env), workers: blockWorkerCount() };
         result = await parseInBlocks(request, parser, opened.head, sourceSink);
       } else {
         result = await worker.parseInWorker({ input, format: parser.format, context }, sourceSink);

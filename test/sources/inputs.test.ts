@@ -88,6 +88,18 @@ describe('hostForInput', () => {
 });
 
 describe('openInput', () => {
+  it('knows the size of a regular file (compressed, for gzip), to plan its parse; not that of stdin', async () => {
+    const text = 'index, utilization.gpu [%]\n0, 5 %\n';
+    const root = tempTree({ 'plain.csv': text, 'packed.csv.gz': gzipSync(text.repeat(1000)) });
+    const plain = await openInput({ ref: 'p', path: path.join(root, 'plain.csv'), discovered: false });
+    expect([plain.bytes, plain.head]).toEqual([text.length, text]);
+    const packed = await openInput({ ref: 'g', path: path.join(root, 'packed.csv.gz'), discovered: false });
+    expect(packed.bytes).toBe(gzipSync(text.repeat(1000)).length);
+    expect(await readAll(packed.chunks)).toBe(text.repeat(1000));
+    const stdin = await openInput({ ref: '-', path: undefined, discovered: false }, Readable.from([Buffer.from(text)]));
+    expect([stdin.bytes, stdin.head]).toEqual([undefined, text]);
+  });
+
   it('recognises gzip by its magic bytes, whatever the name', async () => {
     const text = '<nvidia_smi_log>é</nvidia_smi_log>\n'.repeat(5000);
     const root = tempTree({ 'plain-name.xml': gzipSync(text) });

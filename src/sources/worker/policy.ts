@@ -3,8 +3,7 @@
  * machinery itself loads only when this says yes.
  */
 import { availableParallelism } from 'node:os';
-import { open, stat } from 'node:fs/promises';
-import type { InputRef } from '../inputs.js';
+import { open } from 'node:fs/promises';
 
 /**
  * Files from this size up are parsed in a worker. Starting a worker and loading the parsers in
@@ -49,20 +48,13 @@ export function blockWorkerCount(): number {
   return Math.min(3, Math.max(1, availableParallelism() - 1));
 }
 
-/** What the size of an input decides. */
-export interface InputPlan {
-  /** Parse it in a worker: never stdin (a worker cannot reopen it), only a file, as `mode` says. */
-  worker: boolean;
-  /** The file's size in bytes (undefined: not a regular file). */
-  bytes: number | undefined;
-}
-
-/** Looks at `input` once (one stat). */
-export async function planInput(input: InputRef, mode: ParseWorkerMode): Promise<InputPlan> {
-  const bytes = await regularFileSize(input);
-  if (bytes === undefined) return { worker: false, bytes };
-  const worker = mode === 'always' || (mode === 'auto' && bytes >= PARSE_WORKER_MIN_BYTES && availableParallelism() >= 2);
-  return { worker, bytes };
+/**
+ * Whether an input of `bytes` bytes (OpenedInput.bytes: undefined for stdin and anything but a
+ * regular file, which a worker cannot reopen) is parsed in a worker, as `mode` says.
+ */
+export function parsesInWorker(bytes: number | undefined, mode: ParseWorkerMode): boolean {
+  if (bytes === undefined) return false;
+  return mode === 'always' || (mode === 'auto' && bytes >= PARSE_WORKER_MIN_BYTES && availableParallelism() >= 2);
 }
 
 /** The block size `env` sets (PARSE_BLOCK_BYTES_ENV), else PARSE_BLOCK_BYTES. */
@@ -85,10 +77,4 @@ export async function readTail(path: string, bytes: number): Promise<string> {
   } finally {
     await file.close();
   }
-}
-
-async function regularFileSize(input: InputRef): Promise<number | undefined> {
-  if (input.path === undefined) return undefined;
-  const info = await stat(input.path).catch(() => undefined);
-  return info?.isFile() === true ? info.size : undefined;
 }

@@ -12,8 +12,8 @@ import {
   PARSE_BLOCK_BYTES,
   PARSE_WORKER_MIN_BYTES,
   parseBlockBytesOf,
+  parsesInWorker,
   parseWorkerModeOf,
-  planInput,
   readTail,
   TAIL_BYTES,
   type ParseWorkerMode,
@@ -21,7 +21,17 @@ import {
 
 let directory: string;
 const file = (name: string): InputRef => ({ ref: name, path: path.join(directory, name), discovered: false });
-const shouldParseInWorker = async (input: InputRef, mode: ParseWorkerMode): Promise<boolean> => (await planInput(input, mode)).worker;
+/** What openInput says of an input's size: a regular file's, else undefined. */
+function bytesOf(input: InputRef): number | undefined {
+  if (input.path === undefined) return undefined;
+  try {
+    const info = statSync(input.path);
+    return info.isFile() ? info.size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const shouldParseInWorker = async (input: InputRef, mode: ParseWorkerMode): Promise<boolean> => parsesInWorker(bytesOf(input), mode);
 
 beforeAll(() => {
   directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-worker-policy-'));
@@ -79,11 +89,6 @@ describe('GPU_AUDIT_WORKERS', () => {
 });
 
 describe('reading one file in blocks', () => {
-  it('a planned file knows its size, so that it can be cut into blocks', async () => {
-    expect((await planInput(file('at-threshold.csv'), 'auto')).bytes).toBe(PARSE_WORKER_MIN_BYTES);
-    expect((await planInput(file('folder'), 'always')).bytes).toBeUndefined();
-  });
-
   it('blocks of 8 MiB, or as GPU_AUDIT_BLOCK_BYTES says when it is a positive whole number', () => {
     expect(PARSE_BLOCK_BYTES).toBe(8 * 1024 * 1024);
     expect(parseBlockBytesOf({})).toBe(PARSE_BLOCK_BYTES);
