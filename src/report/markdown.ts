@@ -25,6 +25,7 @@ import {
   mibAsGib,
 } from './format.js';
 import { gpuNames, gpuRows } from './gpu-labels.js';
+import { headingTargets, listsAllTargetsApart } from './recommendation-targets.js';
 import type { GpuNames, GpuRow } from './gpu-labels.js';
 import { escapeMarkdown, toDisplayBlock } from './sanitize.js';
 import type { Renderer } from './types.js';
@@ -273,11 +274,12 @@ function fencedBlock(format: string, text: string): string {
 }
 
 function recommendation(item: Recommendation, position: number, names: GpuNames): string {
-  const targets = item.targets.map(names.target).join(', ');
+  const targets = item.targets.map(names.target);
   const reasons = item.confidenceReasons.length > 0 ? `: ${item.confidenceReasons.join('; ')}` : '';
   return [
-    `### ${position}. ${escapeMarkdown(`${item.kind}: ${targets}`)}`,
+    `### ${position}. ${escapeMarkdown(`${item.kind}: ${headingTargets(targets)}`)}`,
     '',
+    ...(listsAllTargetsApart(targets) ? [`- **Targets (${formatCount(targets.length)}):** ${escapeMarkdown(targets.join(', '))}`] : []),
     `- **Current:** ${escapeMarkdown(item.current)}`,
     `- **Proposed:** ${escapeMarkdown(item.proposed)}`,
     `- **Saves:** ${escapeMarkdown(`${formatUsd(item.monthlySavingsUsd, 0)}/month`)}`,

@@ -164,6 +164,16 @@ describe('the sections', () => {
     expect(render(SMALL_FLEET)).not.toContain('PCIe traffic</h3>');
   });
 
+  it('name four targets in a recommendation heading and how many more, and list them all in its card', () => {
+    const report = structuredClone(FINDINGS_AND_RECOMMENDATIONS);
+    const targets = Array.from({ length: 1234 }, (_, index) => `unknown-gpu-${index}`);
+    report.recommendations = [{ ...report.recommendations[0]!, targets }];
+    const many = render(report);
+    expect(many).toContain('<h3>1. rightsize: unknown-gpu-0, unknown-gpu-1, unknown-gpu-2, unknown-gpu-3 and 1,230 more <span class="saving">');
+    expect(many).toContain(`<dl><dt>Targets (1,234)</dt><dd>${targets.join(', ')}</dd><dt>Current</dt>`);
+    expect(output).not.toContain('<dt>Targets');
+  });
+
   it('list the ids of the GPUs in the table', () => {
     expect(output).toContain(`title="${IDLE_L4_ID}"`);
     expect(output).toContain(`title="${BUSY_L4_ID}"`);

@@ -220,6 +220,17 @@ describe('renderMarkdown: findings and recommendations', () => {
     expect(lineStartingWith(markdown, 'Potential savings:')).toMatch(/^Potential savings: \\\$1,020\/month/u);
   });
 
+  it('names four targets in a heading and how many more, and lists them all below it', () => {
+    const report = copyOf(FINDINGS_AND_RECOMMENDATIONS);
+    const targets = Array.from({ length: 1234 }, (_, index) => `unknown-gpu-${index}`);
+    report.recommendations = [{ ...report.recommendations[0]!, targets }];
+    const many = renderMarkdown(report, OPTIONS);
+    expect(lineStartingWith(many, '### 1.')).toBe('### 1. rightsize: unknown-gpu-0, unknown-gpu-1, unknown-gpu-2, unknown-gpu-3 and 1,230 more');
+    expect(lineStartingWith(many, '- **Targets')).toBe(`- **Targets (1,234):** ${targets.join(', ')}`);
+    // Four or fewer: all in the heading, no list.
+    expect(markdown).not.toContain('- **Targets');
+  });
+
   it('defines every figure and names the catalog with its date', () => {
     const methodology = markdown.slice(markdown.indexOf('## Methodology'));
     expect(methodology).toContain('prices from the catalog "gpu-audit bundled catalog" as of 2026-11-29 (bundled)');

@@ -23,6 +23,7 @@ import {
   mibAsGib,
 } from '../format.js';
 import { gpuRows, type GpuNames, shortModelName } from '../gpu-labels.js';
+import { headingTargets, listsAllTargetsApart } from '../recommendation-targets.js';
 import { escapeHtmlBlock, html, SafeHtml } from './escape.js';
 
 const TOP_ITEMS = 3;
@@ -159,10 +160,12 @@ export function findingsSection(report: Report, names: GpuNames): SafeHtml {
 }
 
 function recommendationCard(item: Recommendation, position: number, names: GpuNames): SafeHtml {
+  const targets = item.targets.map(names.target);
+  const allTargets = listsAllTargetsApart(targets) ? html`<dt>Targets (${formatCount(targets.length)})</dt><dd>${targets.join(', ')}</dd>` : null;
   const reasons = item.confidenceReasons.length > 0 ? `: ${item.confidenceReasons.join('; ')}` : '';
   const config = item.config === undefined ? null
     : html`<details open><summary>Configuration (${item.config.format})</summary><pre><code>${escapeHtmlBlock(item.config.text)}</code></pre></details>`;
-  return html`<article class="recommendation"><h3>${position}. ${item.kind}: ${item.targets.map(names.target).join(', ')} <span class="saving">${formatUsd(item.monthlySavingsUsd, 0)}/month</span></h3><dl><dt>Current</dt><dd>${item.current}</dd><dt>Proposed</dt><dd>${item.proposed}</dd><dt>Confidence</dt><dd>${item.confidence}${reasons}</dd><dt>Risks</dt><dd>${item.risks.length > 0 ? item.risks.join('; ') : 'none named'}</dd><dt>Rationale</dt><dd>${item.rationale}</dd><dt>Evidence</dt><dd class="evidence">${describeEvidence(item.evidence)}</dd></dl>${config}</article>`;
+  return html`<article class="recommendation"><h3>${position}. ${item.kind}: ${headingTargets(targets)} <span class="saving">${formatUsd(item.monthlySavingsUsd, 0)}/month</span></h3><dl>${allTargets}<dt>Current</dt><dd>${item.current}</dd><dt>Proposed</dt><dd>${item.proposed}</dd><dt>Confidence</dt><dd>${item.confidence}${reasons}</dd><dt>Risks</dt><dd>${item.risks.length > 0 ? item.risks.join('; ') : 'none named'}</dd><dt>Rationale</dt><dd>${item.rationale}</dd><dt>Evidence</dt><dd class="evidence">${describeEvidence(item.evidence)}</dd></dl>${config}</article>`;
 }
 
 export function recommendationsSection(report: Report, names: GpuNames): SafeHtml {
