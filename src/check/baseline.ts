@@ -151,7 +151,7 @@ function compareFindings(current: readonly GatedFinding[], baseline: readonly Ga
  * profiles, process lists and statistics other than utilization, the workloads and the
  * recommendations, which no threshold, figure or finding gate reads (the tests hold the
  * comparison to the same result with and without them). `check` keeps this through the audit
- * rather than the whole baseline (read-baseline.ts reads it an entry at a time): of a
+ * rather than the whole baseline (read-streamed.ts reads it an entry at a time): of a
  * 10,000-GPU report, the part left out is most of its objects.
  */
 export function comparedPart(baseline: Report): Report {

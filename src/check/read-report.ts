@@ -160,7 +160,7 @@ function isCheckOutput(value: unknown): value is { report: unknown; check: unkno
   return typeof value === 'object' && value !== null && !Array.isArray(value) && 'report' in value && 'check' in value && !('schemaVersion' in value);
 }
 
-/** The GPU entries of a report read one at a time (read-baseline.ts), and the first that was not one. */
+/** The GPU entries of a report read one at a time (read-streamed.ts), and the first that was not one. */
 export interface GpusReadApart {
   gpus: GpuEntry[];
   error: InputError | undefined;

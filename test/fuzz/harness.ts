@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAudit } from '../../src/audit.js';
 import { bundledCatalog } from '../../src/catalog/index.js';
-import { parseReportJson, readReportFile } from '../../src/check/read-report.js';
+import { parseReportJson } from '../../src/check/read-report.js';
+import { readReportStreamed } from '../../src/check/read-streamed.js';
 import { parseConfig } from '../../src/config/index.js';
 import { InputError } from '../../src/model/errors.js';
 import type { Report } from '../../src/model/report.js';
@@ -65,7 +66,8 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
     // The reader as loadConfigFile calls it, on the bytes decoded the same way.
     read: async (file) => parseConfig(await readFile(file, 'utf8'), file),
   },
-  { name: 'report-json', seeds: async () => [await savedReportSeed()], read: readReportFile },
+  // As `gpu-audit report` reads it: an entry at a time, or whole where the start does not say where gpus is.
+  { name: 'report-json', seeds: async () => [await savedReportSeed()], read: readReportStreamed },
 ];
 
 let reportSeed: Promise<string> | undefined;

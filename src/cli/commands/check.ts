@@ -128,7 +128,7 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
   let baseline: { report: Report; ref: string; tolerance: number } | undefined;
   // The saved-report reader brings zod: load it only when a baseline is given.
   if (options.baseline !== undefined) {
-    const { readComparedReport } = await import('../../check/read-baseline.js');
+    const { readComparedReport } = await import('../../check/read-streamed.js');
     baseline = { report: await readComparedReport(options.baseline), ref: options.baseline, tolerance: options.baselineTolerance };
   }
   const quiet = options.quiet === true;

@@ -41,8 +41,8 @@ Formats: ${reportFormats.join(', ')}.`);
 }
 
 export async function runReportCommand(file: string, options: ReportCommandOptions, io: CliIo): Promise<void> {
-  const { readReportFile } = await import('../../check/read-report.js');
-  const saved = await readReportFile(file);
+  const { readReportStreamed } = await import('../../check/read-streamed.js');
+  const saved = await readReportStreamed(file);
   const report = options.redact === true ? redactReport(saved, { key: redactKeyFromEnv(io.env) }) : saved;
   await emitOutput(io, renderReportOutput(report, options.format, { color: useColor(io, options), width: 100 }), options.output);
 }

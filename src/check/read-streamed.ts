@@ -1,12 +1,12 @@
 /**
- * Reads the saved report of `check --baseline` for what a comparison needs (baseline.ts
- * comparedPart), one GPU entry at a time. Read whole, the report of a 10,000-GPU fleet (30 MB)
- * was its text, its parsed objects and zod's copy of them at once, and what stayed of it sat
- * under the audit that followed: `check --baseline` peaked at about 350 MiB where the audit
- * alone takes 220 (issue 8: memory on every input).
+ * Reads a saved report one GPU entry at a time: `gpu-audit report` reads it whole, `check
+ * --baseline` for what a comparison needs (baseline.ts comparedPart). Read as one text, the
+ * report of a 10,000-GPU fleet (30-53 MB) was its text, its parsed objects and zod's copy of
+ * them at once: `check --baseline` peaked at about 350 MiB where the audit alone takes 220,
+ * and `report` of a 53 MB report at 305-376 MiB (issue 8: memory on every input).
  *
- * Each element of `gpus` is parsed, validated and cut down to its compared part as it ends
- * (JsonElementSplitter); the rest of the document is parsed and validated at the end, as
+ * Each element of `gpus` is parsed, validated and kept (or cut down to what the caller needs) as
+ * it ends (JsonElementSplitter), its parsed text let go; the rest of the document is parsed and validated at the end, as
  * read-report.ts does with a whole one, with the same messages and JSON paths. The writer
  * puts `schemaVersion` first in a report and `report` first in the output of `check --format
  * json`, which tells where `gpus` is before it comes; a file that starts otherwise (edited by
@@ -14,7 +14,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { InputError } from '../model/errors.js';
-import type { Report } from '../model/report.js';
+import type { GpuEntry, Report } from '../model/report.js';
 import { JsonElementSplitter, JsonSplitError, pieceSyntaxError } from '../sources/json/element-splitter.js';
 import { comparedGpu, comparedPart } from './baseline.js';
 import { parseGpuEntryJson, parseReportJson, readReportFile, unreadableReport, jsonPath, reportPrefix, type GpusReadApart } from './read-report.js';
@@ -35,6 +35,14 @@ export function streamedGpusPath(head: string): string[] | undefined {
 
 /** The saved report `file`, with only what `check --baseline` compares (comparedPart). */
 export async function readComparedReport(file: string): Promise<Report> {
+  return comparedPart(await readReportStreamed(file, comparedGpu));
+}
+
+/**
+ * The saved report `file`, as read-report.ts readReportFile reads it. `keep` may cut each GPU
+ * entry down as it is read (a memory saving only: a file read whole keeps its entries whole).
+ */
+export async function readReportStreamed(file: string, keep: (gpu: GpuEntry) => GpuEntry = (gpu) => gpu): Promise<Report> {
   const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: READ_CHUNK_BYTES });
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<string>;
   let first: IteratorResult<string>;
@@ -47,7 +55,7 @@ export async function readComparedReport(file: string): Promise<Report> {
   const gpusPath = streamedGpusPath(head);
   if (gpusPath === undefined) {
     stream.destroy();
-    return comparedPart(await readReportFile(file));
+    return readReportFile(file);
   }
   const checkOutput = gpusPath.length > 1;
 
@@ -66,7 +74,7 @@ export async function readComparedReport(file: string): Promise<Report> {
         throw notJson(error, file, jsonPath([...reportPrefix(checkOutput), 'gpus', index]));
       }
       try {
-        apart.gpus.push(comparedGpu(parseGpuEntryJson(value, file, index, checkOutput)));
+        apart.gpus.push(keep(parseGpuEntryJson(value, file, index, checkOutput)));
       } catch (error) {
         // Reported after the rest is checked: a problem before `gpus` comes first, as when read whole.
         if (!(error instanceof InputError)) throw error;
@@ -86,5 +94,5 @@ export async function readComparedReport(file: string): Promise<Report> {
     if (error instanceof SyntaxError) throw notJson(error, file, undefined);
     throw unreadableReport(error, file);
   }
-  return comparedPart(parseReportJson(envelope, file, apart));
+  return parseReportJson(envelope, file, apart);
 }

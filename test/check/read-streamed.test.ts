@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { comparedPart } from '../../src/check/baseline.js';
 import { runCheck } from '../../src/check/index.js';
-import { readComparedReport, streamedGpusPath } from '../../src/check/read-baseline.js';
+import { readComparedReport, readReportStreamed, streamedGpusPath } from '../../src/check/read-streamed.js';
 import { readReportFile } from '../../src/check/read-report.js';
 import { InputError } from '../../src/model/errors.js';
 import type { Report } from '../../src/model/report.js';
@@ -15,7 +15,7 @@ import { FINDINGS_AND_RECOMMENDATIONS } from '../fixtures/reports/findings-and-r
 import { SMALL_FLEET } from '../fixtures/reports/small-fleet.js';
 
 function tempFile(content: string): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gpu-audit-read-baseline-')), 'baseline.json');
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gpu-audit-read-streamed-')), 'baseline.json');
   writeFileSync(file, content);
   return file;
 }
@@ -37,6 +37,17 @@ describe('reading the baseline of check --baseline an entry at a time', () => {
     expect(streamedGpusPath(checkOutputOf(SMALL_FLEET))).toEqual(['report', 'gpus']);
     // Keys in another order (edited by hand): read whole.
     expect(streamedGpusPath(JSON.stringify({ generatedAt: 'x', schemaVersion: 1 }))).toBeUndefined();
+  });
+
+  it('reads a whole report as the whole-document reader does, entries kept whole (gpu-audit report)', async () => {
+    const reordered = (report: Report): string => JSON.stringify({ summary: report.summary, ...(asJson(report) as object) });
+    for (const report of [SMALL_FLEET, FINDINGS_AND_RECOMMENDATIONS]) {
+      for (const content of [renderJson(report, DEFAULT_RENDER_OPTIONS), checkOutputOf(report), `\uFEFF${renderJson(report, DEFAULT_RENDER_OPTIONS)}`, reordered(report)]) {
+        const file = tempFile(content);
+        expect(asJson(await readReportStreamed(file))).toEqual(asJson(await readReportFile(file)));
+        expect(asJson(await readReportStreamed(file))).toEqual(asJson(report));
+      }
+    }
   });
 
   it('gives what comparedPart gives of the whole report: a report, a check output, with a byte order mark, keys reordered', async () => {
