@@ -8,13 +8,13 @@
  * Without `-o DT` the rows carry no time, so their samples are point values.
  */
 import { InputError } from '../model/errors.js';
-import type { GpuSample } from '../model/observations.js';
-import type { ParseResult, SourceParser } from './types.js';
+import type { GpuSample, ObservationSink } from '../model/observations.js';
+import type { BlockResult, ParseResult, SourceContext, SourceParser } from './types.js';
 import { DeviceInventory, DeviceRefs } from './text/devices.js';
 import { forEachLine, leadingLines } from './text/lines.js';
 import { applyMetrics, checkRow, metricColumns, MonitorTable, parseMonitorHeader, warnTimeWithoutDate } from './text/monitor-table.js';
 import type { MonitorMetric } from './text/monitor-table.js';
-import { WarningLimiter } from './text/warnings.js';
+import { WarningLimiter, type Warn } from './text/warnings.js';
 
 /**
  * The dmon columns gpu-audit reads. `sm` is the same NVML utilization as `utilization.gpu`
@@ -31,6 +31,49 @@ const DMON_METRICS: Readonly<Record<string, MonitorMetric<GpuSample>>> = {
   txpci: { unit: 'MB/s', set: (sample, value) => { sample.pcieTxKiBps = value * 1024; } },
 };
 
+/**
+ * Reads the lines of `chunks`; `header`, where given, is the header in effect before them
+ * (a block of a long log): read first, silently, as line 0, since it was read and warned about
+ * before the block.
+ */
+async function readTable(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, warnings: WarningLimiter, header: string | undefined) {
+  let silent = header !== undefined;
+  const warn: Warn = (location, message) => {
+    if (!silent) warnings.warn(location, message);
+  };
+  const table = new MonitorTable(context.ref, 'dmon');
+  const refs = new DeviceRefs(context.host);
+  const inventory = new DeviceInventory(sink);
+  let metrics: (MonitorMetric<GpuSample> | undefined)[] = [];
+  let records = 0;
+  const readLine = (line: string, lineNumber: number): void => {
+    const kind = table.read(line, lineNumber);
+    const layout = table.layout;
+    if (kind === 'skip' || layout === undefined) return;
+    if (kind === 'header' || kind === 'units') {
+      metrics = metricColumns(layout, DMON_METRICS, warn);
+      if (kind === 'header') warnTimeWithoutDate(layout, warn);
+      return;
+    }
+    const key = checkRow(table, lineNumber, context.timeZone, warn);
+    if (key === undefined) return;
+    const ref = refs.get(undefined, undefined, key.index);
+    const sample: GpuSample = { ref };
+    if (key.time !== undefined) sample.time = key.time;
+    applyMetrics(table, metrics, sample, lineNumber, warn);
+    records += 1;
+    inventory.report(ref);
+    sink.sample(sample);
+  };
+  for (const line of header?.split('\n') ?? []) readLine(line, 0);
+  silent = false;
+  const lines = await forEachLine(chunks, context.ref, readLine, header === undefined);
+  if (table.layout === undefined) {
+    throw new InputError('no "# gpu ..." header line: expected nvidia-smi dmon output', { file: context.ref, location: `line ${Math.max(1, lines)}` });
+  }
+  return { records, lines, header: table.headerText };
+}
+
 export const nvidiaSmiDmon: SourceParser = {
   format: 'nvidia-smi-dmon',
   description: 'nvidia-smi dmon text (any -s selection, optional -o DT)',
@@ -40,36 +83,22 @@ export const nvidiaSmiDmon: SourceParser = {
   },
   async parse(chunks, context, sink): Promise<ParseResult> {
     const warnings = new WarningLimiter(sink);
-    const { warn } = warnings;
-    const table = new MonitorTable(context.ref, 'dmon');
-    const refs = new DeviceRefs(context.host);
-    const inventory = new DeviceInventory(sink);
-    let metrics: (MonitorMetric<GpuSample> | undefined)[] = [];
-    let records = 0;
-
-    const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => {
-      const kind = table.read(line, lineNumber);
-      const layout = table.layout;
-      if (kind === 'skip' || layout === undefined) return;
-      if (kind === 'header' || kind === 'units') {
-        metrics = metricColumns(layout, DMON_METRICS, warn);
-        if (kind === 'header') warnTimeWithoutDate(layout, warn);
-        return;
-      }
-      const key = checkRow(table, lineNumber, context.timeZone, warn);
-      if (key === undefined) return;
-      const ref = refs.get(undefined, undefined, key.index);
-      const sample: GpuSample = { ref };
-      if (key.time !== undefined) sample.time = key.time;
-      applyMetrics(table, metrics, sample, lineNumber, warn);
-      records += 1;
-      inventory.report(ref);
-      sink.sample(sample);
-    });
-    if (table.layout === undefined) {
-      throw new InputError('no "# gpu ..." header line: expected nvidia-smi dmon output', { file: context.ref, location: `line ${Math.max(1, lines)}` });
-    }
+    const { records, lines } = await readTable(chunks, context, sink, warnings, undefined);
     warnings.finish(`line ${lines}`);
     return { records };
+  },
+  // A long log in blocks of lines: a block needs the header lines in effect before it.
+  blocks: {
+    initialState(head) {
+      const table = new MonitorTable('', 'dmon');
+      for (const line of leadingLines(head, 2)) if (line.startsWith('#')) table.read(line, 0);
+      return table.headerText;
+    },
+    limitsWarnings: true,
+    async parseBlock(chunks, context, sink, start): Promise<BlockResult> {
+      const warnings = new WarningLimiter(sink);
+      const { records, lines, header } = await readTable(chunks, context, sink, warnings, start.state);
+      return { records, lines, state: header, suppressedWarnings: warnings.suppressedCount };
+    },
   },
 };

@@ -101,7 +101,7 @@ describe('nvidia-smi dmon', () => {
     expect(out.samples.map((sample) => sample.time)).toEqual([Date.UTC(2024, 0, 4, 13, 54, 35), Date.UTC(2024, 0, 4, 13, 54, 39)]);
     expect(out.samples[1]).toEqual({ ref: GPU0, time: Date.UTC(2024, 0, 4, 13, 54, 39), powerW: 100 });
     expect(out.warnings).toEqual([
-      { location: 'line 3', message: '4 fields where the header on line 1 has 5; row skipped' },
+      { location: 'line 3', message: '4 fields where the header has 5; row skipped' },
       { location: 'line 4', message: 'gpu: cannot read "x" as a GPU index; row skipped' },
       { location: 'line 5', message: 'cannot read the date and time "20241304 13:54:38"; row skipped' },
       { location: 'line 6', message: 'sm: cannot read "abc"; value skipped' },

@@ -76,7 +76,7 @@ describe('nvidia-smi pmon', () => {
     expect(out.processes.map((process) => process.pid)).toEqual([13]);
     expect(out.warnings).toEqual([
       { location: 'line 2', message: 'pid: cannot read "abc"; row skipped' },
-      { location: 'line 3', message: '3 fields where the header on line 1 has 5; row skipped' },
+      { location: 'line 3', message: '3 fields where the header has 5; row skipped' },
     ]);
   });
 

@@ -26,9 +26,10 @@ const CARRIAGE_RETURN = 0x0d;
 export class LineSplitter {
   private readonly spans: LineSpanSplitter;
 
-  constructor(file: string, onLine: LineHandler) {
+  /** `atFileStart` as LineSpanSplitter's. */
+  constructor(file: string, onLine: LineHandler, atFileStart = true) {
     this.spans = new LineSpanSplitter(file, (text, start, end, lineNumber) =>
-      onLine(start === 0 && end === text.length ? text : text.slice(start, end), lineNumber));
+      onLine(start === 0 && end === text.length ? text : text.slice(start, end), lineNumber), atFileStart);
   }
 
   push(chunk: string): void {
@@ -46,9 +47,9 @@ export class LineSplitter {
   }
 }
 
-/** Reads every chunk and calls `onLine` for each line; returns the number of lines. */
-export async function forEachLine(chunks: AsyncIterable<string>, file: string, onLine: LineHandler): Promise<number> {
-  const splitter = new LineSplitter(file, onLine);
+/** Reads every chunk and calls `onLine` for each line; returns the number of lines. `atFileStart` as LineSpanSplitter's. */
+export async function forEachLine(chunks: AsyncIterable<string>, file: string, onLine: LineHandler, atFileStart = true): Promise<number> {
+  const splitter = new LineSplitter(file, onLine, atFileStart);
   for await (const chunk of chunks) splitter.push(chunk);
   splitter.finish();
   return splitter.linesRead;

@@ -97,6 +97,8 @@ export class MonitorTable {
   private lastTime = '';
   private lastZone = '';
   private lastTimeMs = Number.NaN;
+  private namesLine: string | undefined;
+  private unitsLine: string | undefined;
 
   constructor(
     private readonly file: string,
@@ -138,9 +140,19 @@ export class MonitorTable {
     return this.lastTimeMs;
   }
 
+  /**
+   * The header lines in effect (names, then units once read), one per line: what a block of a
+   * long log needs from the text before it (SourceParser.blocks); undefined before the first.
+   */
+  get headerText(): string | undefined {
+    return this.unitsLine === undefined ? this.namesLine : `${this.namesLine}\n${this.unitsLine}`;
+  }
+
   private readHashLine(line: string, lineNumber: number): MonitorLineKind {
     const names = parseMonitorHeader(line, this.kind);
     if (names !== undefined) {
+      this.namesLine = line;
+      this.unitsLine = undefined;
       this.layout = {
         names,
         units: undefined,
@@ -156,6 +168,7 @@ export class MonitorTable {
       const count = splitFields(line.slice(1), this.scratch);
       if (count === layout.names.length && this.scratch[layout.gpu] === 'Idx') {
         layout.units = this.scratch.slice(0, count);
+        this.unitsLine = line;
         return 'units';
       }
     }
@@ -211,7 +224,7 @@ export function checkRow(table: MonitorTable, lineNumber: number, timeZone: stri
   const { fields, fieldCount } = table;
   const location = `line ${lineNumber}`;
   if (fieldCount !== layout.names.length) {
-    warn(location, `${fieldCount} fields where the header on line ${layout.lineNumber} has ${layout.names.length}; row skipped`);
+    warn(location, `${fieldCount} fields where the header has ${layout.names.length}; row skipped`);
     return undefined;
   }
   const index = parseCountField(fields[layout.gpu]!);

@@ -33,7 +33,9 @@ class CallLog implements ObservationSink {
   }
 
   sample(sample: GpuSample): void {
-    this.calls.push(`sample ${JSON.stringify(sample)}`);
+    // Keys sorted: their order is not part of a call (a block read in a worker comes back
+    // through the call codec, which builds each sample in its own order).
+    this.calls.push(`sample ${JSON.stringify(Object.fromEntries(Object.entries(sample).sort(([a], [b]) => (a < b ? -1 : 1))))}`);
   }
 
   process(process: ProcessSample): void {
@@ -212,6 +214,58 @@ describe('reading a file in blocks', () => {
     // Row 70 x 4 + 2 = 282 is line 284.
     expect(whole.error).toBe(`long-line.csv: line 284: line longer than ${MAX_LINE_CHARS} characters: not line-oriented telemetry text`);
     for (const [blockBytes, workers] of [[4_096, 1], [65_536, 2], [4_096, 0]] as const) expect(await inBlocks(file, blockBytes, workers)).toEqual(whole);
+  });
+});
+
+const DMON_HEADER = '#Date       Time        gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk \n#YYYYMMDD   HH:MM:SS    Idx      W      C      C      %      %      %      %      %      %    MHz    MHz ';
+
+/** An `nvidia-smi dmon -o DT` log of 4 GPUs, the header printed again every 20 ticks as dmon does. */
+function dmonLog(ticks: number, row?: (tick: number, gpu: number) => string | undefined): string {
+  const lines: string[] = [];
+  for (let tick = 0; tick < ticks; tick += 1) {
+    if (tick % 20 === 0) lines.push(DMON_HEADER);
+    const stamp = new Date(Date.UTC(2026, 10, 2, 0, 0, tick)).toISOString();
+    const date = stamp.slice(0, 10).replaceAll('-', '');
+    for (let gpu = 0; gpu < 4; gpu += 1) {
+      lines.push(row?.(tick, gpu) ?? ` ${date}   ${stamp.slice(11, 19)}      ${gpu}    ${300 + ((tick * 7 + gpu) % 300)}     61     55    ${(tick + gpu) % 101}     ${tick % 40}      0      0      0      0   2619   1980 `);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+describe('reading an nvidia-smi dmon log in blocks', () => {
+  it('gives the calls of the whole-file parse on every corpus dmon file, in blocks of a few lines', async () => {
+    const files = corpusFiles('nvidia-smi-dmon').filter((file) => file.endsWith('-dmon-load.txt') || file.endsWith('-dmon-idle.txt'));
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) {
+      const whole = await wholeFile(file);
+      expect(whole.records, path.basename(file)).toBeGreaterThan(0);
+      for (const [blockBytes, workers] of [[97, 1], [200, 2]] as const) {
+        expect(await inBlocks(file, blockBytes, workers), `${path.basename(file)}, blocks of ${blockBytes} bytes`).toMatchObject(whole);
+      }
+    }
+  });
+
+  it('gives them on a long -o DT log with repeated headers, bad rows and a header that changes, whatever the blocks', async () => {
+    // Every 37th row is cut short, and from tick 150 on the log is of another selection (no
+    // mclk and pclk): the blocks read with the old header are read again.
+    const cut = dmonLog(300, (tick, gpu) => ((tick * 4 + gpu) % 37 === 0 ? ' 20261102   00:00:00      1     72' : undefined));
+    const lines = cut.split('\n');
+    const changeAt = lines.findIndex((line, index) => index > 0 && line.startsWith('#Date') && lines.slice(0, index).filter((l) => l.startsWith('#Date')).length === 8);
+    const narrowed = [...lines.slice(0, changeAt), ...lines.slice(changeAt).map((line) => line.replace(/\s+\S+\s+\S+\s*$/u, ' '))].join('\n');
+    const file = write('dmon-dt.txt', narrowed);
+    const whole = await wholeFile(file);
+    expect(whole.records).toBeGreaterThan(1_000);
+    expect(whole.calls.filter((call) => call.startsWith('warn ')).length).toBeGreaterThan(10);
+    const readAgain: number[] = [];
+    for (const [blockBytes, workers] of [[1_000, 1], [4_099, 2], [1 << 30, 2], [1_000, 0]] as const) {
+      const blocks = await inBlocks(file, blockBytes, workers);
+      expect(blocks, `blocks of ${blockBytes} bytes`).toMatchObject(whole);
+      readAgain.push(blocks.readAgain ?? 0);
+    }
+    // Small blocks read after the change with the old header are read again; one block never is.
+    expect(readAgain[0]).toBeGreaterThan(0);
+    expect(readAgain[2]).toBe(0);
   });
 });
 
