@@ -14,8 +14,8 @@
  * rows carry no time: each GPU row is one point-value sample. The header and its `ID`
  * units line repeat every 14 ticks (DeviceMonitor.cpp, MAX_PRINT_HEADER_COUNT).
  */
-import type { DeviceRef, GpuSample } from '../model/observations.js';
-import type { ParseResult, SourceParser } from './types.js';
+import type { DeviceRef, GpuSample, ObservationSink } from '../model/observations.js';
+import type { BlockResult, ParseResult, SourceContext, SourceParser } from './types.js';
 import { DCGM_FIELDS, fieldByShortName } from './dcgm/fields.js';
 import type { DcgmField } from './dcgm/fields.js';
 import { fillSample } from './dcgm/readings.js';
@@ -85,6 +85,81 @@ function quote(line: string): string {
 
 const READ_SHORT_NAMES = DCGM_FIELDS.map((field) => field.shortName).join(', ');
 
+/** The message of skipEntity, given once per kind of entity in a file. */
+const SKIPPED_ENTITIES = / entities skipped: only GPU rows map to devices$/;
+
+/**
+ * Reads the lines of `chunks`; `header`, where given, is the `#Entity` line in effect before
+ * them (a block of a long log), read first, silently, as line 0: it was read and warned about
+ * before the block.
+ */
+async function readTable(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, warnings: WarningLimiter, header: string | undefined) {
+  let silent = header !== undefined;
+  const warn: Warn = (location, message) => {
+    if (!silent) warnings.warn(location, message);
+  };
+  const refs = new Map<number, DeviceRef>();
+  const skippedEntityKinds = new Set<string>();
+  let layout: Layout | undefined;
+  let headerLine: string | undefined;
+  let rows = 0;
+
+  const refOf = (index: number): DeviceRef => {
+    let ref = refs.get(index);
+    if (ref === undefined) {
+      ref = Object.freeze({ host: context.host, index });
+      refs.set(index, ref);
+      sink.device({ ref });
+    }
+    return ref;
+  };
+
+  const tokens: string[] = [];
+  const readLine = (line: string, lineNumber: number): void => {
+    // Nearly every line is a GPU row: only a line that is none looks for what else it is.
+    if (line.charCodeAt(0) !== UPPER_G && (line.trim() === '' || STOPPED.test(line))) return;
+    if (line.charCodeAt(0) === HASH && HEADER.test(line.trimEnd())) {
+      layout = readHeader(line);
+      headerLine = line;
+      if (layout.columns.every((column) => column.field === undefined)) {
+        const names = layout.columns.map((column) => column.name).join(', ');
+        warn(`line ${lineNumber}`, `no column here is a figure gpu-audit reads (columns ${names}; it reads ${READ_SHORT_NAMES}): rows give no samples`);
+      }
+      return;
+    }
+    if (line.charCodeAt(0) !== UPPER_G && UNITS_LINE.test(line)) return;
+    if (layout === undefined) {
+      warn(`line ${lineNumber}`, `skipped ${quote(line)}: no #Entity header before it`);
+      return;
+    }
+    const entity = ENTITY.exec(line);
+    if (entity === null) {
+      warn(`line ${lineNumber}`, `skipped ${quote(line)}: not a dcgmi dmon row`);
+      return;
+    }
+    const kind = entity[1]!;
+    if (kind !== 'GPU') {
+      skipEntity(kind, lineNumber, skippedEntityKinds, warn);
+      return;
+    }
+    const index = Number(entity[2]);
+    // A damaged id (`GPU 18446744073709551616`) is no device index (fuzz regression fixture).
+    if (!Number.isSafeInteger(index)) {
+      warn(`line ${lineNumber}`, `skipped ${quote(line)}: GPU id ${entity[2]!} is not a device index`);
+      return;
+    }
+    rows += 1;
+    const ref = refOf(index);
+    const readings = readRow(cellsOf(line, entity[0].length, layout, tokens), layout, lineNumber, warn);
+    const sample: GpuSample = { ref };
+    if (fillSample(sample, readings)) sink.sample(sample);
+  };
+  if (header !== undefined) readLine(header, 0);
+  silent = false;
+  const lines = await forEachLine(chunks, context.ref, readLine, header === undefined);
+  return { rows, lines, header: headerLine };
+}
+
 export const dcgmiDmon: SourceParser = {
   format: 'dcgmi-dmon',
   description: 'dcgmi dmon text (DCGM field short names)',
@@ -94,64 +169,21 @@ export const dcgmiDmon: SourceParser = {
   },
   async parse(chunks, context, sink): Promise<ParseResult> {
     const warnings = new WarningLimiter(sink);
-    const { warn } = warnings;
-    const refs = new Map<number, DeviceRef>();
-    const skippedEntityKinds = new Set<string>();
-    let layout: Layout | undefined;
-    let rows = 0;
-
-    const refOf = (index: number): DeviceRef => {
-      let ref = refs.get(index);
-      if (ref === undefined) {
-        ref = Object.freeze({ host: context.host, index });
-        refs.set(index, ref);
-        sink.device({ ref });
-      }
-      return ref;
-    };
-
-    const tokens: string[] = [];
-    const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => {
-      // Nearly every line is a GPU row: only a line that is none looks for what else it is.
-      if (line.charCodeAt(0) !== UPPER_G && (line.trim() === '' || STOPPED.test(line))) return;
-      if (line.charCodeAt(0) === HASH && HEADER.test(line.trimEnd())) {
-        layout = readHeader(line);
-        if (layout.columns.every((column) => column.field === undefined)) {
-          const names = layout.columns.map((column) => column.name).join(', ');
-          warn(`line ${lineNumber}`, `no column here is a figure gpu-audit reads (columns ${names}; it reads ${READ_SHORT_NAMES}): rows give no samples`);
-        }
-        return;
-      }
-      if (line.charCodeAt(0) !== UPPER_G && UNITS_LINE.test(line)) return;
-      if (layout === undefined) {
-        warn(`line ${lineNumber}`, `skipped ${quote(line)}: no #Entity header before it`);
-        return;
-      }
-      const entity = ENTITY.exec(line);
-      if (entity === null) {
-        warn(`line ${lineNumber}`, `skipped ${quote(line)}: not a dcgmi dmon row`);
-        return;
-      }
-      const kind = entity[1]!;
-      if (kind !== 'GPU') {
-        skipEntity(kind, lineNumber, skippedEntityKinds, warn);
-        return;
-      }
-      const index = Number(entity[2]);
-      // A damaged id (`GPU 18446744073709551616`) is no device index (fuzz regression fixture).
-      if (!Number.isSafeInteger(index)) {
-        warn(`line ${lineNumber}`, `skipped ${quote(line)}: GPU id ${entity[2]!} is not a device index`);
-        return;
-      }
-      rows += 1;
-      const ref = refOf(index);
-      const readings = readRow(cellsOf(line, entity[0].length, layout, tokens), layout, lineNumber, warn);
-      const sample: GpuSample = { ref };
-      if (fillSample(sample, readings)) sink.sample(sample);
-    });
-
+    const { rows, lines } = await readTable(chunks, context, sink, warnings, undefined);
     warnings.finish(`line ${lines}`);
     return { records: rows };
+  },
+  // A long log in blocks of lines: a block needs the `#Entity` line in effect before it.
+  blocks: {
+    // Detection found the header on the head's first line.
+    initialState: (head) => leadingLines(head, 1)[0],
+    limitsWarnings: true,
+    oncePerFile: (warning) => SKIPPED_ENTITIES.test(warning.message),
+    async parseBlock(chunks, context, sink, start): Promise<BlockResult> {
+      const warnings = new WarningLimiter(sink);
+      const { rows, lines, header } = await readTable(chunks, context, sink, warnings, start.state);
+      return { records: rows, lines, state: header, suppressedWarnings: warnings.suppressedCount };
+    },
   },
 };
 

@@ -269,6 +269,48 @@ describe('reading an nvidia-smi dmon log in blocks', () => {
   });
 });
 
+/** A `dcgmi dmon` log of 4 GPUs and a MIG instance row, its header printed again every 14 ticks as dcgmi does. */
+function dcgmiLog(ticks: number, header = '#Entity   GPUTL  FBUSD   POWER     SMACT'): string {
+  const lines: string[] = [];
+  for (let tick = 0; tick < ticks; tick += 1) {
+    if (tick % 14 === 0) lines.push(header, 'ID');
+    for (let gpu = 0; gpu < 4; gpu += 1) {
+      lines.push(tick % 23 === gpu ? `GPU ${gpu}     N/A    N/A     N/A       N/A` : `GPU ${gpu}     ${(tick + gpu) % 101}     ${40_000 + tick}   ${(300 + tick % 97).toFixed(3)}   ${((tick % 100) / 100).toFixed(3)}`);
+    }
+    lines.push(`GPU-I 7   ${tick % 50}     1024    N/A       0.100`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+describe('reading a dcgmi dmon log in blocks', () => {
+  it('gives the calls of the whole-file parse on every corpus dcgmi dmon file, in blocks of a few lines', async () => {
+    const files = corpusFiles('dcgmi').filter((file) => file.includes('dcgmi-dmon-') && !file.includes('field-list'));
+    expect(files.length).toBeGreaterThan(2);
+    for (const file of files) {
+      const whole = await wholeFile(file);
+      for (const [blockBytes, workers] of [[97, 1], [300, 2]] as const) {
+        expect(await inBlocks(file, blockBytes, workers), `${path.basename(file)}, blocks of ${blockBytes} bytes`).toMatchObject(whole);
+      }
+    }
+  });
+
+  it('gives them on a long log with repeated headers, blank readings, MIG rows and a header that changes', async () => {
+    // The MIG rows are skipped with one warning for the file; from tick 200 on, another field selection.
+    const file = write('dcgmi.txt', dcgmiLog(200) + dcgmiLog(100, '#Entity   GPUTL  FBUSD   POWER     TENSO'));
+    const whole = await wholeFile(file);
+    expect(whole.records).toBe(300 * 4);
+    expect(whole.calls.filter((call) => call.includes('entities skipped'))).toHaveLength(1);
+    const readAgain: number[] = [];
+    for (const [blockBytes, workers] of [[1_000, 1], [4_099, 2], [1 << 30, 2], [1_000, 0]] as const) {
+      const blocks = await inBlocks(file, blockBytes, workers);
+      expect(blocks, `blocks of ${blockBytes} bytes`).toMatchObject(whole);
+      readAgain.push(blocks.readAgain ?? 0);
+    }
+    expect(readAgain[0]).toBeGreaterThan(0);
+    expect(readAgain[2]).toBe(0);
+  });
+});
+
 describe('reading an nvidia-smi XML log in blocks, which start at a <?xml line', () => {
 
   /** A `-l` log of `count` copies of a corpus document, each a second after the one before. */
