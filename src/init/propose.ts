@@ -141,9 +141,9 @@ function podGroups(pods: readonly KubernetesPodEntry[], coveredGpus: ReadonlySet
  * rule claims the same GPUs. A controller's pods are `<controller>-<suffix>`; a bare pod is
  * matched by its exact name.
  */
-function podMatch(pods: readonly KubernetesPodEntry[], hosts: string[]): ProposedMatch {
+function podMatch(pods: readonly KubernetesPodEntry[], hosts: string[], fleetHosts: ReadonlySet<string>): ProposedMatch {
   const first = pods[0]!;
-  if (pods.every((pod) => pod.gpuMatch === 'node') && hosts.length > 0) return { hosts };
+  if (pods.every((pod) => pod.gpuMatch === 'node') && hosts.length > 0) return { hosts: hostsRule(hosts, fleetHosts) };
   return { namespace: first.namespace, pod: first.workloadName === null ? first.name : `${first.workloadName}-*` };
 }
 
@@ -154,8 +154,27 @@ function podKind(controllerKind: string | null, names: string): WorkloadKind {
   return runsToCompletion && byName !== 'training' ? 'batch' : byName;
 }
 
+/** Hosts a rule names one by one, at most: more are written as their common start and `*` where that names no other host. */
+const HOSTS_NAMED = 8;
+
+/**
+ * A hosts rule for `hosts` (sorted): the names themselves, or, for more than HOSTS_NAMED, their
+ * common start and `*` (`gpu-node-*`) where no other host of the fleet starts so: a rule of a
+ * thousand names is hard to review, and the glob claims the same hosts today.
+ */
+function hostsRule(hosts: readonly string[], fleetHosts: ReadonlySet<string>): string[] {
+  if (hosts.length <= HOSTS_NAMED) return [...hosts];
+  let prefix = hosts[0]!;
+  for (const host of hosts) while (!host.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  if (prefix === '' || /[*?]/.test(prefix)) return [...hosts];
+  const named = new Set(hosts);
+  for (const host of fleetHosts) if (host.startsWith(prefix) && !named.has(host)) return [...hosts];
+  return [`${prefix}*`];
+}
+
 export function proposeWorkloads(report: Report): WorkloadProposal[] {
   const taken = new Set<string>();
+  const fleetHosts = new Set(report.gpus.map((gpu) => gpu.host));
   const groups = processGroups(report.gpus);
   const groupsOnHost = groupsPerHost(groups);
   const proposals: WorkloadProposal[] = groups.map((group) => {
@@ -163,7 +182,7 @@ export function proposeWorkloads(report: Report): WorkloadProposal[] {
     return {
       name: workloadName(group.key, taken),
       kind: suggestKind(group.example),
-      match: hosts === undefined ? { process: group.pattern } : { process: group.pattern, hosts },
+      match: hosts === undefined ? { process: group.pattern } : { process: group.pattern, hosts: hostsRule(hosts, fleetHosts) },
       hosts: sortedUnique(group.gpus.map((gpu) => gpu.host)),
       gpus: group.gpus.map((gpu) => gpu.id),
       example: group.example,
@@ -179,7 +198,7 @@ export function proposeWorkloads(report: Report): WorkloadProposal[] {
     proposals.push({
       name: workloadName(first.workloadName ?? first.name, taken),
       kind: podKind(first.workloadKind, names),
-      match: podMatch(pods, hosts),
+      match: podMatch(pods, hosts, fleetHosts),
       hosts,
       gpus,
       example: key,

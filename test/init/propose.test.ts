@@ -107,9 +107,9 @@ describe('proposals from Kubernetes pods (telemetry without process lists)', asy
 });
 
 describe('names and thresholds at the edges', () => {
-  function reportWith(processNames: string[][], summary: Partial<Report['summary']> = {}): Report {
+  function reportWith(processNames: string[][], summary: Partial<Report['summary']> = {}, hostOf = (index: number): string => `node-${index}`): Report {
     const gpus = processNames.map((names, index) => ({
-      id: `GPU-${index}`, host: `node-${index}`,
+      id: `GPU-${index}`, host: hostOf(index),
       processes: names.map((name, pid) => ({ pid, name, type: 'C', maxMemoryMiB: 1, samples: 1 })),
     }));
     return { gpus, summary: { wastePct: null, meanComputePct: null, ...summary } } as unknown as Report;
@@ -121,6 +121,19 @@ describe('names and thresholds at the edges', () => {
     // `/opt/a/run --port 1` and `/opt/b/run` are both the program `run` (the pattern `run`): one proposal.
     // The two train.py differ by path (two patterns), so the second `train` becomes `train-2`.
     expect(names).toEqual(['run', 'unassigned-workload', 'llama.cpp-cuda', 'worker', 'train', 'train-2']);
+  });
+
+  it('writes the hosts of a program on more than 8 hosts as their common start and *, where no other host starts so', () => {
+    const trainerHost = (index: number): string => `train-${String(index).padStart(3, '0')}`;
+    const hostsOf = (report: Report): unknown => proposeWorkloads(report).map((proposal) => ('hosts' in proposal.match ? proposal.match.hosts : undefined));
+    // 12 trainer hosts (train-000 .. train-011) and an inference host.
+    const fleet = [...Array.from({ length: 12 }, () => ['python3 /w/train.py']), ['vllm']];
+    expect(hostsOf(reportWith(fleet, {}, (index) => (index < 12 ? trainerHost(index) : 'infer-01')))).toEqual([['train-0*'], ['infer-01']]);
+    // The 13th host also starts with train-0: the names themselves.
+    const named = Array.from({ length: 12 }, (_, index) => trainerHost(index));
+    expect(hostsOf(reportWith(fleet, {}, trainerHost))).toEqual([named, ['train-012']]);
+    // 8 hosts or fewer: named.
+    expect(hostsOf(reportWith(fleet.slice(4), {}, (index) => (index < 8 ? trainerHost(index) : 'infer-01')))).toEqual([named.slice(0, 8), ['infer-01']]);
   });
 
   it('leaves out limits the audit has no figure for, and caps waste at 100 %', () => {
