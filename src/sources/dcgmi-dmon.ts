@@ -14,8 +14,8 @@
  * rows carry no time: each GPU row is one point-value sample. The header and its `ID`
  * units line repeat every 14 ticks (DeviceMonitor.cpp, MAX_PRINT_HEADER_COUNT).
  */
-import type { DeviceRef, GpuSample, ObservationSink } from '../model/observations.js';
-import type { BlockResult, ParseResult, SourceContext, SourceParser } from './types.js';
+import type { DeviceRef, GpuSample } from '../model/observations.js';
+import type { SourceParser } from './types.js';
 import { DCGM_FIELDS, fieldByShortName } from './dcgm/fields.js';
 import type { DcgmField } from './dcgm/fields.js';
 import { fillSample } from './dcgm/readings.js';
@@ -23,7 +23,7 @@ import type { Readings } from './dcgm/readings.js';
 import { readDcgmValue } from './dcgm/values.js';
 import { forEachLine, leadingLines } from './text/lines.js';
 import { splitFields } from './text/monitor-table.js';
-import { WarningLimiter } from './text/warnings.js';
+import { parseTable, tableBlocks, type ReadTable } from './text/line-table.js';
 import type { Warn } from './text/warnings.js';
 
 const HEADER = /^#Entity(?:[ \t]+\S+)+[ \t]*$/;
@@ -93,7 +93,7 @@ const SKIPPED_ENTITIES = / entities skipped: only GPU rows map to devices$/;
  * them (a block of a long log), read first, silently, as line 0: it was read and warned about
  * before the block.
  */
-async function readTable(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, warnings: WarningLimiter, header: string | undefined) {
+const readTable: ReadTable = async (chunks, context, sink, warnings, header) => {
   let silent = header !== undefined;
   const warn: Warn = (location, message) => {
     if (!silent) warnings.warn(location, message);
@@ -157,8 +157,8 @@ async function readTable(chunks: AsyncIterable<string>, context: SourceContext, 
   if (header !== undefined) readLine(header, 0);
   silent = false;
   const lines = await forEachLine(chunks, context.ref, readLine, header === undefined);
-  return { rows, lines, header: headerLine };
-}
+  return { records: rows, lines, header: headerLine };
+};
 
 export const dcgmiDmon: SourceParser = {
   format: 'dcgmi-dmon',
@@ -167,24 +167,10 @@ export const dcgmiDmon: SourceParser = {
     const [first] = leadingLines(head, 1);
     return first !== undefined && HEADER.test(first.trimEnd());
   },
-  async parse(chunks, context, sink): Promise<ParseResult> {
-    const warnings = new WarningLimiter(sink);
-    const { rows, lines } = await readTable(chunks, context, sink, warnings, undefined);
-    warnings.finish(`line ${lines}`);
-    return { records: rows };
-  },
-  // A long log in blocks of lines: a block needs the `#Entity` line in effect before it.
-  blocks: {
-    // Detection found the header on the head's first line.
-    initialState: (head) => leadingLines(head, 1)[0],
-    limitsWarnings: true,
-    oncePerFile: (warning) => SKIPPED_ENTITIES.test(warning.message),
-    async parseBlock(chunks, context, sink, start): Promise<BlockResult> {
-      const warnings = new WarningLimiter(sink);
-      const { rows, lines, header } = await readTable(chunks, context, sink, warnings, start.state);
-      return { records: rows, lines, state: header, suppressedWarnings: warnings.suppressedCount };
-    },
-  },
+  parse: parseTable(readTable),
+  // A long log in blocks of lines: a block needs the `#Entity` line in effect before it, which
+  // detection found on the head's first line.
+  blocks: tableBlocks(readTable, (head) => leadingLines(head, 1)[0], (warning) => SKIPPED_ENTITIES.test(warning.message)),
 };
 
 function readRow(cells: string[], layout: Layout, lineNumber: number, warn: Warn): Readings {

@@ -8,13 +8,14 @@
  * Without `-o DT` the rows carry no time, so their samples are point values.
  */
 import { InputError } from '../model/errors.js';
-import type { GpuSample, ObservationSink } from '../model/observations.js';
-import type { BlockResult, ParseResult, SourceContext, SourceParser } from './types.js';
+import type { GpuSample } from '../model/observations.js';
+import type { SourceParser } from './types.js';
 import { DeviceInventory, DeviceRefs } from './text/devices.js';
 import { forEachLine, leadingLines } from './text/lines.js';
-import { applyMetrics, checkRow, metricColumns, MonitorTable, parseMonitorHeader, warnTimeWithoutDate } from './text/monitor-table.js';
+import { applyMetrics, checkRow, metricColumns, monitorHeaderOf, MonitorTable, parseMonitorHeader, warnTimeWithoutDate } from './text/monitor-table.js';
 import type { MonitorMetric } from './text/monitor-table.js';
-import { WarningLimiter, type Warn } from './text/warnings.js';
+import { parseTable, tableBlocks, type ReadTable } from './text/line-table.js';
+import type { Warn } from './text/warnings.js';
 
 /**
  * The dmon columns gpu-audit reads. `sm` is the same NVML utilization as `utilization.gpu`
@@ -36,7 +37,7 @@ const DMON_METRICS: Readonly<Record<string, MonitorMetric<GpuSample>>> = {
  * (a block of a long log): read first, silently, as line 0, since it was read and warned about
  * before the block.
  */
-async function readTable(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, warnings: WarningLimiter, header: string | undefined) {
+const readTable: ReadTable = async (chunks, context, sink, warnings, header) => {
   let silent = header !== undefined;
   const warn: Warn = (location, message) => {
     if (!silent) warnings.warn(location, message);
@@ -72,7 +73,7 @@ async function readTable(chunks: AsyncIterable<string>, context: SourceContext, 
     throw new InputError('no "# gpu ..." header line: expected nvidia-smi dmon output', { file: context.ref, location: `line ${Math.max(1, lines)}` });
   }
   return { records, lines, header: table.headerText };
-}
+};
 
 export const nvidiaSmiDmon: SourceParser = {
   format: 'nvidia-smi-dmon',
@@ -81,24 +82,7 @@ export const nvidiaSmiDmon: SourceParser = {
     const [first] = leadingLines(head, 1);
     return first !== undefined && parseMonitorHeader(first, 'dmon') !== undefined;
   },
-  async parse(chunks, context, sink): Promise<ParseResult> {
-    const warnings = new WarningLimiter(sink);
-    const { records, lines } = await readTable(chunks, context, sink, warnings, undefined);
-    warnings.finish(`line ${lines}`);
-    return { records };
-  },
+  parse: parseTable(readTable),
   // A long log in blocks of lines: a block needs the header lines in effect before it.
-  blocks: {
-    initialState(head) {
-      const table = new MonitorTable('', 'dmon');
-      for (const line of leadingLines(head, 2)) if (line.startsWith('#')) table.read(line, 0);
-      return table.headerText;
-    },
-    limitsWarnings: true,
-    async parseBlock(chunks, context, sink, start): Promise<BlockResult> {
-      const warnings = new WarningLimiter(sink);
-      const { records, lines, header } = await readTable(chunks, context, sink, warnings, start.state);
-      return { records, lines, state: header, suppressedWarnings: warnings.suppressedCount };
-    },
-  },
+  blocks: tableBlocks(readTable, (head) => monitorHeaderOf(head, 'dmon')),
 };

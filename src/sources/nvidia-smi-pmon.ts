@@ -12,13 +12,14 @@
  */
 import { InputError } from '../model/errors.js';
 import type { ProcessSample, ProcessType } from '../model/observations.js';
-import type { ParseResult, SourceParser } from './types.js';
+import type { SourceParser } from './types.js';
 import { DeviceInventory, DeviceRefs } from './text/devices.js';
 import { forEachLine, leadingLines } from './text/lines.js';
-import { applyMetrics, checkRow, metricColumns, MonitorTable, parseMonitorHeader, warnTimeWithoutDate } from './text/monitor-table.js';
+import { applyMetrics, checkRow, metricColumns, monitorHeaderOf, MonitorTable, parseMonitorHeader, warnTimeWithoutDate } from './text/monitor-table.js';
 import type { MonitorMetric } from './text/monitor-table.js';
 import { isMonitorDash, parseCount } from './text/values.js';
-import { WarningLimiter } from './text/warnings.js';
+import { parseTable, tableBlocks, type ReadTable } from './text/line-table.js';
+import type { Warn } from './text/warnings.js';
 
 /** As in dmon, "MB" is nvidia-smi's label for MiB. */
 const PMON_METRICS: Readonly<Record<string, MonitorMetric<ProcessSample>>> = {
@@ -29,6 +30,69 @@ const PMON_METRICS: Readonly<Record<string, MonitorMetric<ProcessSample>>> = {
 /** pmon also prints `M` and `M+C` for MPS clients; the model has no type for those, so they stay unset. */
 const PROCESS_TYPES: Readonly<Record<string, ProcessType>> = { C: 'C', G: 'G', 'C+G': 'C+G' };
 
+/** Reads a pmon table (see ReadTable: a block is handed the header lines in effect before it). */
+const readTable: ReadTable = async (chunks, context, sink, warnings, header) => {
+  let silent = header !== undefined;
+  const warn: Warn = (location, message) => {
+    if (!silent) warnings.warn(location, message);
+  };
+  const table = new MonitorTable(context.ref, 'pmon');
+  const refs = new DeviceRefs(context.host);
+  const inventory = new DeviceInventory(sink);
+  let metrics: (MonitorMetric<ProcessSample> | undefined)[] = [];
+  // Positions in the current layout; `pid` always follows `gpu` (parseMonitorHeader checks).
+  let pidColumn = -1;
+  let typeColumn = -1;
+  let commandColumn = -1;
+  let records = 0;
+
+  const readLine = (line: string, lineNumber: number): void => {
+    const kind = table.read(line, lineNumber);
+    const layout = table.layout;
+    if (kind === 'skip' || layout === undefined) return;
+    if (kind === 'header' || kind === 'units') {
+      metrics = metricColumns(layout, PMON_METRICS, warn);
+      pidColumn = layout.names.indexOf('pid');
+      typeColumn = layout.names.indexOf('type');
+      commandColumn = layout.names.indexOf('command');
+      if (kind === 'header') warnTimeWithoutDate(layout, warn);
+      return;
+    }
+    const key = checkRow(table, lineNumber, context.timeZone, warn);
+    if (key === undefined) return;
+    const { fields } = table;
+    const pidText = fields[pidColumn]!;
+    const ref = refs.get(undefined, undefined, key.index);
+    if (isMonitorDash(pidText)) {
+      // An idle GPU: seen, with no process on it.
+      records += 1;
+      inventory.report(ref);
+      return;
+    }
+    const pid = parseCount(pidText);
+    if (Number.isNaN(pid)) {
+      warn(`line ${lineNumber}`, `pid: cannot read "${pidText}"; row skipped`);
+      return;
+    }
+    const command = commandColumn < 0 ? '-' : fields[commandColumn]!;
+    const process: ProcessSample = { ref, pid, name: isMonitorDash(command) ? '' : command };
+    if (key.time !== undefined) process.time = key.time;
+    const type = typeColumn < 0 ? undefined : PROCESS_TYPES[fields[typeColumn]!];
+    if (type !== undefined) process.type = type;
+    applyMetrics(table, metrics, process, lineNumber, warn);
+    records += 1;
+    inventory.report(ref);
+    sink.process(process);
+  };
+  for (const line of header?.split('\n') ?? []) readLine(line, 0);
+  silent = false;
+  const lines = await forEachLine(chunks, context.ref, readLine, header === undefined);
+  if (table.layout === undefined) {
+    throw new InputError('no "# gpu pid type ..." header line: expected nvidia-smi pmon output', { file: context.ref, location: `line ${Math.max(1, lines)}` });
+  }
+  return { records, lines, header: table.headerText };
+};
+
 export const nvidiaSmiPmon: SourceParser = {
   format: 'nvidia-smi-pmon',
   description: 'nvidia-smi pmon text (any -s selection, optional -o DT)',
@@ -36,61 +100,7 @@ export const nvidiaSmiPmon: SourceParser = {
     const [first] = leadingLines(head, 1);
     return first !== undefined && parseMonitorHeader(first, 'pmon') !== undefined;
   },
-  async parse(chunks, context, sink): Promise<ParseResult> {
-    const warnings = new WarningLimiter(sink);
-    const { warn } = warnings;
-    const table = new MonitorTable(context.ref, 'pmon');
-    const refs = new DeviceRefs(context.host);
-    const inventory = new DeviceInventory(sink);
-    let metrics: (MonitorMetric<ProcessSample> | undefined)[] = [];
-    // Positions in the current layout; `pid` always follows `gpu` (parseMonitorHeader checks).
-    let pidColumn = -1;
-    let typeColumn = -1;
-    let commandColumn = -1;
-    let records = 0;
-
-    const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => {
-      const kind = table.read(line, lineNumber);
-      const layout = table.layout;
-      if (kind === 'skip' || layout === undefined) return;
-      if (kind === 'header' || kind === 'units') {
-        metrics = metricColumns(layout, PMON_METRICS, warn);
-        pidColumn = layout.names.indexOf('pid');
-        typeColumn = layout.names.indexOf('type');
-        commandColumn = layout.names.indexOf('command');
-        if (kind === 'header') warnTimeWithoutDate(layout, warn);
-        return;
-      }
-      const key = checkRow(table, lineNumber, context.timeZone, warn);
-      if (key === undefined) return;
-      const { fields } = table;
-      const pidText = fields[pidColumn]!;
-      const ref = refs.get(undefined, undefined, key.index);
-      if (isMonitorDash(pidText)) {
-        // An idle GPU: seen, with no process on it.
-        records += 1;
-        inventory.report(ref);
-        return;
-      }
-      const pid = parseCount(pidText);
-      if (Number.isNaN(pid)) {
-        warn(`line ${lineNumber}`, `pid: cannot read "${pidText}"; row skipped`);
-        return;
-      }
-      const command = commandColumn < 0 ? '-' : fields[commandColumn]!;
-      const process: ProcessSample = { ref, pid, name: isMonitorDash(command) ? '' : command };
-      if (key.time !== undefined) process.time = key.time;
-      const type = typeColumn < 0 ? undefined : PROCESS_TYPES[fields[typeColumn]!];
-      if (type !== undefined) process.type = type;
-      applyMetrics(table, metrics, process, lineNumber, warn);
-      records += 1;
-      inventory.report(ref);
-      sink.process(process);
-    });
-    if (table.layout === undefined) {
-      throw new InputError('no "# gpu pid type ..." header line: expected nvidia-smi pmon output', { file: context.ref, location: `line ${Math.max(1, lines)}` });
-    }
-    warnings.finish(`line ${lines}`);
-    return { records };
-  },
+  parse: parseTable(readTable),
+  // A long log in blocks of lines: a block needs the header lines in effect before it.
+  blocks: tableBlocks(readTable, (head) => monitorHeaderOf(head, 'pmon')),
 };

@@ -12,6 +12,7 @@
  */
 import { InputError } from '../../model/errors.js';
 import { parseLocalTimestamp } from '../timestamps.js';
+import { leadingLines } from './lines.js';
 import { isMonitorDash, parseCount, parseDecimal } from './values.js';
 import type { Warn } from './warnings.js';
 
@@ -175,6 +176,13 @@ export class MonitorTable {
     return 'skip';
   }
 }
+/** MonitorTable.headerText after the header lines a detection head starts with: the state a long log's blocks start in. */
+export function monitorHeaderOf(head: string, kind: 'dmon' | 'pmon'): string | undefined {
+  const table = new MonitorTable('', kind);
+  for (const line of leadingLines(head, 2)) if (line.charCodeAt(0) === HASH) table.read(line, 0);
+  return table.headerText;
+}
+
 /** `-o T` prints the time of day without a date, which cannot place a sample in time. */
 export function warnTimeWithoutDate(layout: MonitorLayout, warn: Warn): void {
   if (layout.time >= 0 && layout.date < 0) {

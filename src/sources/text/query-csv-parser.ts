@@ -7,10 +7,11 @@
  * text before it is the header in effect, which a block is handed as the line before its first.
  */
 import type { ObservationSink } from '../../model/observations.js';
-import type { BlockResult, ParseResult, SourceContext, SourceParser } from '../types.js';
+import type { SourceContext, SourceParser } from '../types.js';
 import { forEachLineSpan, leadingLines } from './lines.js';
 import { isAcceptedHeader, type QueryCsvReader, type QuerySchema } from './query-csv.js';
-import { WarningLimiter, type Warn } from './warnings.js';
+import { parseTable, tableBlocks, type ReadTable } from './line-table.js';
+import type { Warn } from './warnings.js';
 
 export function queryCsvParser<Row>(definition: {
   format: string;
@@ -18,9 +19,7 @@ export function queryCsvParser<Row>(definition: {
   schema: QuerySchema<Row>;
   createReader: (context: SourceContext, sink: ObservationSink, warn: Warn) => QueryCsvReader<Row>;
 }): SourceParser {
-  /** Reads the lines of `chunks` after the header `header` (undefined: the chunks start the file). */
-  async function readTable(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, warnings: WarningLimiter, header: string | undefined) {
-    // The header a block is handed was read (and warned about) before the block: read it silently, as line 0.
+  const readTable: ReadTable = async (chunks, context, sink, warnings, header) => {
     let silent = header !== undefined;
     const reader = definition.createReader(context, sink, (location, message) => {
       if (!silent) warnings.warn(location, message);
@@ -29,8 +28,8 @@ export function queryCsvParser<Row>(definition: {
     silent = false;
     const lines = await forEachLineSpan(chunks, context.ref, (text, start, end, lineNumber) => reader.lineSpan(text, start, end, lineNumber), header === undefined);
     reader.finish(lines);
-    return { reader, lines };
-  }
+    return { records: reader.rows, lines, header: reader.header };
+  };
 
   return {
     format: definition.format,
@@ -38,21 +37,8 @@ export function queryCsvParser<Row>(definition: {
     detect(head) {
       return isAcceptedHeader(leadingLines(head, 1)[0], definition.schema);
     },
-    async parse(chunks, context, sink): Promise<ParseResult> {
-      const warnings = new WarningLimiter(sink);
-      const { reader, lines } = await readTable(chunks, context, sink, warnings, undefined);
-      warnings.finish(`line ${lines}`);
-      return { records: reader.rows };
-    },
-    blocks: {
-      // Detection found the header on the head's first line.
-      initialState: (head) => leadingLines(head, 1)[0],
-      limitsWarnings: true,
-      async parseBlock(chunks, context, sink, start): Promise<BlockResult> {
-        const warnings = new WarningLimiter(sink);
-        const { reader, lines } = await readTable(chunks, context, sink, warnings, start.state);
-        return { records: reader.rows, lines, state: reader.header, suppressedWarnings: warnings.suppressedCount };
-      },
-    },
+    parse: parseTable(readTable),
+    // Detection found the header on the head's first line.
+    blocks: tableBlocks(readTable, (head) => leadingLines(head, 1)[0]),
   };
 }

@@ -233,10 +233,10 @@ function dmonLog(ticks: number, row?: (tick: number, gpu: number) => string | un
   return `${lines.join('\n')}\n`;
 }
 
-describe('reading an nvidia-smi dmon log in blocks', () => {
-  it('gives the calls of the whole-file parse on every corpus dmon file, in blocks of a few lines', async () => {
-    const files = corpusFiles('nvidia-smi-dmon').filter((file) => file.endsWith('-dmon-load.txt') || file.endsWith('-dmon-idle.txt'));
-    expect(files.length).toBeGreaterThan(5);
+describe('reading an nvidia-smi dmon or pmon log in blocks', () => {
+  it('gives the calls of the whole-file parse on every corpus dmon and pmon file, in blocks of a few lines', async () => {
+    const files = corpusFiles('nvidia-smi-dmon').filter((file) => file.endsWith('.txt'));
+    expect(files.filter((file) => file.includes('-pmon-')).length).toBeGreaterThan(3);
     for (const file of files) {
       const whole = await wholeFile(file);
       expect(whole.records, path.basename(file)).toBeGreaterThan(0);
@@ -266,6 +266,23 @@ describe('reading an nvidia-smi dmon log in blocks', () => {
     // Small blocks read after the change with the old header are read again; one block never is.
     expect(readAgain[0]).toBeGreaterThan(0);
     expect(readAgain[2]).toBe(0);
+  });
+
+  it('gives them on a long pmon log: processes, idle GPUs, a command with a space and a bad pid', async () => {
+    const header = '# gpu         pid   type     sm    mem    enc    dec    jpg    ofa    command \n# Idx           #    C/G      %      %      %      %      %      %    name ';
+    const lines: string[] = [];
+    for (let tick = 0; tick < 400; tick += 1) {
+      if (tick % 25 === 0) lines.push(header);
+      lines.push(`    0      ${11_000 + (tick % 3)}     C     ${tick % 100}      5      -      -      -      -    python3        `);
+      lines.push(`    1          -     -      -      -      -      -      -      -    -              `);
+      lines.push(tick % 41 === 0 ? '    2      12x45     G      1      1      -      -      -      -    Xorg           ' : `    2       2345     G      1      1      -      -      -      -    NVIDIA Overlay.`);
+    }
+    const file = write('pmon.txt', `${lines.join('\n')}\n`);
+    const whole = await wholeFile(file);
+    expect(whole.records).toBeGreaterThan(1_100);
+    for (const [blockBytes, workers] of [[900, 1], [3_001, 2], [900, 0]] as const) {
+      expect(await inBlocks(file, blockBytes, workers), `blocks of ${blockBytes} bytes`).toMatchObject(whole);
+    }
   });
 });
 
