@@ -7,7 +7,7 @@
 import { someNamed } from '../text/some-named.js';
 
 /** Targets named in a recommendation's heading. */
-export const TARGETS_IN_HEADING = 4;
+const TARGETS_IN_HEADING = 4;
 
 /** `a, b, c, d and 4,925 more`. */
 export function headingTargets(targets: readonly string[]): string {

@@ -7,15 +7,13 @@
  *
  * Without `-o DT` the rows carry no time, so their samples are point values.
  */
-import { InputError } from '../model/errors.js';
 import type { GpuSample } from '../model/observations.js';
 import type { SourceParser } from './types.js';
 import { DeviceInventory, DeviceRefs } from './text/devices.js';
-import { forEachLine, leadingLines } from './text/lines.js';
-import { applyMetrics, checkRow, metricColumns, monitorHeaderOf, MonitorTable, parseMonitorHeader, warnTimeWithoutDate } from './text/monitor-table.js';
+import { leadingLines } from './text/lines.js';
+import { applyMetrics, checkRow, metricColumns, monitorHeaderOf, parseMonitorHeader, readMonitorLines } from './text/monitor-table.js';
 import type { MonitorMetric } from './text/monitor-table.js';
 import { parseTable, tableBlocks, type ReadTable } from './text/line-table.js';
-import type { Warn } from './text/warnings.js';
 
 /**
  * The dmon columns gpu-audit reads. `sm` is the same NVML utilization as `utilization.gpu`
@@ -38,41 +36,27 @@ const DMON_METRICS: Readonly<Record<string, MonitorMetric<GpuSample>>> = {
  * before the block.
  */
 const readTable: ReadTable = async (chunks, context, sink, warnings, header) => {
-  let silent = header !== undefined;
-  const warn: Warn = (location, message) => {
-    if (!silent) warnings.warn(location, message);
-  };
-  const table = new MonitorTable(context.ref, 'dmon');
   const refs = new DeviceRefs(context.host);
   const inventory = new DeviceInventory(sink);
   let metrics: (MonitorMetric<GpuSample> | undefined)[] = [];
   let records = 0;
-  const readLine = (line: string, lineNumber: number): void => {
-    const kind = table.read(line, lineNumber);
-    const layout = table.layout;
-    if (kind === 'skip' || layout === undefined) return;
-    if (kind === 'header' || kind === 'units') {
+  const read = await readMonitorLines('dmon', chunks, context.ref, warnings, header, {
+    layout: (layout, warn) => {
       metrics = metricColumns(layout, DMON_METRICS, warn);
-      if (kind === 'header') warnTimeWithoutDate(layout, warn);
-      return;
-    }
-    const key = checkRow(table, lineNumber, context.timeZone, warn);
-    if (key === undefined) return;
-    const ref = refs.get(undefined, undefined, key.index);
-    const sample: GpuSample = { ref };
-    if (key.time !== undefined) sample.time = key.time;
-    applyMetrics(table, metrics, sample, lineNumber, warn);
-    records += 1;
-    inventory.report(ref);
-    sink.sample(sample);
-  };
-  for (const line of header?.split('\n') ?? []) readLine(line, 0);
-  silent = false;
-  const lines = await forEachLine(chunks, context.ref, readLine, header === undefined);
-  if (table.layout === undefined) {
-    throw new InputError('no "# gpu ..." header line: expected nvidia-smi dmon output', { file: context.ref, location: `line ${Math.max(1, lines)}` });
-  }
-  return { records, lines, header: table.headerText };
+    },
+    row: (table, lineNumber, warn) => {
+      const key = checkRow(table, lineNumber, context.timeZone, warn);
+      if (key === undefined) return;
+      const ref = refs.get(undefined, undefined, key.index);
+      const sample: GpuSample = { ref };
+      if (key.time !== undefined) sample.time = key.time;
+      applyMetrics(table, metrics, sample, lineNumber, warn);
+      records += 1;
+      inventory.report(ref);
+      sink.sample(sample);
+    },
+  });
+  return { records, ...read };
 };
 
 export const nvidiaSmiDmon: SourceParser = {

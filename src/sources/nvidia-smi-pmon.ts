@@ -10,16 +10,14 @@
  * and may contain spaces (`NVIDIA Overlay.`). pmon's `mem` is memory-bandwidth
  * utilization, not memory held; the memory held is `fb` (with `-s m`).
  */
-import { InputError } from '../model/errors.js';
 import type { ProcessSample, ProcessType } from '../model/observations.js';
 import type { SourceParser } from './types.js';
 import { DeviceInventory, DeviceRefs } from './text/devices.js';
-import { forEachLine, leadingLines } from './text/lines.js';
-import { applyMetrics, checkRow, metricColumns, monitorHeaderOf, MonitorTable, parseMonitorHeader, warnTimeWithoutDate } from './text/monitor-table.js';
+import { leadingLines } from './text/lines.js';
+import { applyMetrics, checkRow, metricColumns, monitorHeaderOf, parseMonitorHeader, readMonitorLines } from './text/monitor-table.js';
 import type { MonitorMetric } from './text/monitor-table.js';
 import { isMonitorDash, parseCount } from './text/values.js';
 import { parseTable, tableBlocks, type ReadTable } from './text/line-table.js';
-import type { Warn } from './text/warnings.js';
 
 /** As in dmon, "MB" is nvidia-smi's label for MiB. */
 const PMON_METRICS: Readonly<Record<string, MonitorMetric<ProcessSample>>> = {
@@ -32,11 +30,6 @@ const PROCESS_TYPES: Readonly<Record<string, ProcessType>> = { C: 'C', G: 'G', '
 
 /** Reads a pmon table (see ReadTable: a block is handed the header lines in effect before it). */
 const readTable: ReadTable = async (chunks, context, sink, warnings, header) => {
-  let silent = header !== undefined;
-  const warn: Warn = (location, message) => {
-    if (!silent) warnings.warn(location, message);
-  };
-  const table = new MonitorTable(context.ref, 'pmon');
   const refs = new DeviceRefs(context.host);
   const inventory = new DeviceInventory(sink);
   let metrics: (MonitorMetric<ProcessSample> | undefined)[] = [];
@@ -45,52 +38,42 @@ const readTable: ReadTable = async (chunks, context, sink, warnings, header) => 
   let typeColumn = -1;
   let commandColumn = -1;
   let records = 0;
-
-  const readLine = (line: string, lineNumber: number): void => {
-    const kind = table.read(line, lineNumber);
-    const layout = table.layout;
-    if (kind === 'skip' || layout === undefined) return;
-    if (kind === 'header' || kind === 'units') {
+  const read = await readMonitorLines('pmon', chunks, context.ref, warnings, header, {
+    layout: (layout, warn) => {
       metrics = metricColumns(layout, PMON_METRICS, warn);
       pidColumn = layout.names.indexOf('pid');
       typeColumn = layout.names.indexOf('type');
       commandColumn = layout.names.indexOf('command');
-      if (kind === 'header') warnTimeWithoutDate(layout, warn);
-      return;
-    }
-    const key = checkRow(table, lineNumber, context.timeZone, warn);
-    if (key === undefined) return;
-    const { fields } = table;
-    const pidText = fields[pidColumn]!;
-    const ref = refs.get(undefined, undefined, key.index);
-    if (isMonitorDash(pidText)) {
-      // An idle GPU: seen, with no process on it.
+    },
+    row: (table, lineNumber, warn) => {
+      const key = checkRow(table, lineNumber, context.timeZone, warn);
+      if (key === undefined) return;
+      const { fields } = table;
+      const pidText = fields[pidColumn]!;
+      const ref = refs.get(undefined, undefined, key.index);
+      if (isMonitorDash(pidText)) {
+        // An idle GPU: seen, with no process on it.
+        records += 1;
+        inventory.report(ref);
+        return;
+      }
+      const pid = parseCount(pidText);
+      if (Number.isNaN(pid)) {
+        warn(`line ${lineNumber}`, `pid: cannot read "${pidText}"; row skipped`);
+        return;
+      }
+      const command = commandColumn < 0 ? '-' : fields[commandColumn]!;
+      const process: ProcessSample = { ref, pid, name: isMonitorDash(command) ? '' : command };
+      if (key.time !== undefined) process.time = key.time;
+      const type = typeColumn < 0 ? undefined : PROCESS_TYPES[fields[typeColumn]!];
+      if (type !== undefined) process.type = type;
+      applyMetrics(table, metrics, process, lineNumber, warn);
       records += 1;
       inventory.report(ref);
-      return;
-    }
-    const pid = parseCount(pidText);
-    if (Number.isNaN(pid)) {
-      warn(`line ${lineNumber}`, `pid: cannot read "${pidText}"; row skipped`);
-      return;
-    }
-    const command = commandColumn < 0 ? '-' : fields[commandColumn]!;
-    const process: ProcessSample = { ref, pid, name: isMonitorDash(command) ? '' : command };
-    if (key.time !== undefined) process.time = key.time;
-    const type = typeColumn < 0 ? undefined : PROCESS_TYPES[fields[typeColumn]!];
-    if (type !== undefined) process.type = type;
-    applyMetrics(table, metrics, process, lineNumber, warn);
-    records += 1;
-    inventory.report(ref);
-    sink.process(process);
-  };
-  for (const line of header?.split('\n') ?? []) readLine(line, 0);
-  silent = false;
-  const lines = await forEachLine(chunks, context.ref, readLine, header === undefined);
-  if (table.layout === undefined) {
-    throw new InputError('no "# gpu pid type ..." header line: expected nvidia-smi pmon output', { file: context.ref, location: `line ${Math.max(1, lines)}` });
-  }
-  return { records, lines, header: table.headerText };
+      sink.process(process);
+    },
+  });
+  return { records, ...read };
 };
 
 export const nvidiaSmiPmon: SourceParser = {

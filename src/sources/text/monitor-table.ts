@@ -12,9 +12,9 @@
  */
 import { InputError } from '../../model/errors.js';
 import { parseLocalTimestamp } from '../timestamps.js';
-import { leadingLines } from './lines.js';
+import { forEachLine, leadingLines } from './lines.js';
 import { isMonitorDash, parseCount, parseDecimal } from './values.js';
-import type { Warn } from './warnings.js';
+import type { Warn, WarningLimiter } from './warnings.js';
 
 const HASH = 0x23;
 const SPACE = 0x20;
@@ -176,6 +176,55 @@ export class MonitorTable {
     return 'skip';
   }
 }
+/** What a dmon or pmon parser does with the lines MonitorTable reads (see readMonitorLines). */
+export interface MonitorRows {
+  /** A names or units line set `layout` (a names line's Time-without-Date warning follows). */
+  layout(layout: MonitorLayout, warn: Warn): void;
+  /** A data row: its fields are `table.fields`. */
+  row(table: MonitorTable, lineNumber: number, warn: Warn): void;
+}
+
+const MISSING_HEADER: Readonly<Record<'dmon' | 'pmon', string>> = {
+  dmon: 'no "# gpu ..." header line: expected nvidia-smi dmon output',
+  pmon: 'no "# gpu pid type ..." header line: expected nvidia-smi pmon output',
+};
+
+/**
+ * Reads a dmon or pmon table from `chunks` into `rows`, warning through `warnings`. `header`
+ * (text/line-table.ts ReadTable): a block's header lines in effect, read first and silently.
+ * No header at all is an InputError.
+ */
+export async function readMonitorLines(
+  kind: 'dmon' | 'pmon',
+  chunks: AsyncIterable<string>,
+  file: string,
+  warnings: WarningLimiter,
+  header: string | undefined,
+  rows: MonitorRows,
+): Promise<{ lines: number; header: string | undefined }> {
+  let silent = header !== undefined;
+  const warn: Warn = (location, message) => {
+    if (!silent) warnings.warn(location, message);
+  };
+  const table = new MonitorTable(file, kind);
+  const readLine = (line: string, lineNumber: number): void => {
+    const read = table.read(line, lineNumber);
+    const layout = table.layout;
+    if (read === 'skip' || layout === undefined) return;
+    if (read === 'data') {
+      rows.row(table, lineNumber, warn);
+      return;
+    }
+    rows.layout(layout, warn);
+    if (read === 'header') warnTimeWithoutDate(layout, warn);
+  };
+  for (const line of header?.split('\n') ?? []) readLine(line, 0);
+  silent = false;
+  const lines = await forEachLine(chunks, file, readLine, header === undefined);
+  if (table.layout === undefined) throw new InputError(MISSING_HEADER[kind], { file, location: `line ${Math.max(1, lines)}` });
+  return { lines, header: table.headerText };
+}
+
 /** MonitorTable.headerText after the header lines a detection head starts with: the state a long log's blocks start in. */
 export function monitorHeaderOf(head: string, kind: 'dmon' | 'pmon'): string | undefined {
   const table = new MonitorTable('', kind);
@@ -184,7 +233,7 @@ export function monitorHeaderOf(head: string, kind: 'dmon' | 'pmon'): string | u
 }
 
 /** `-o T` prints the time of day without a date, which cannot place a sample in time. */
-export function warnTimeWithoutDate(layout: MonitorLayout, warn: Warn): void {
+function warnTimeWithoutDate(layout: MonitorLayout, warn: Warn): void {
   if (layout.time >= 0 && layout.date < 0) {
     warn(`line ${layout.lineNumber}`, 'Time column without Date (-o T): rows are read without timestamps; use -o DT');
   }

@@ -217,6 +217,22 @@ describe('reading a file in blocks', () => {
   });
 });
 
+/**
+ * The calls of the whole-file parse in blocks of 1,000 and 4,099 bytes, one block and this thread
+ * alone; a log whose header changes has small blocks read with the old one read again, and its
+ * single block never.
+ */
+async function expectReadAgainAfterHeaderChange(file: string, whole: Outcome): Promise<void> {
+  const readAgain: number[] = [];
+  for (const [blockBytes, workers] of [[1_000, 1], [4_099, 2], [1 << 30, 2], [1_000, 0]] as const) {
+    const blocks = await inBlocks(file, blockBytes, workers);
+    expect(blocks, `blocks of ${blockBytes} bytes`).toMatchObject(whole);
+    readAgain.push(blocks.readAgain ?? 0);
+  }
+  expect(readAgain[0]).toBeGreaterThan(0);
+  expect(readAgain[2]).toBe(0);
+}
+
 const DMON_HEADER = '#Date       Time        gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk \n#YYYYMMDD   HH:MM:SS    Idx      W      C      C      %      %      %      %      %      %    MHz    MHz ';
 
 /** An `nvidia-smi dmon -o DT` log of 4 GPUs, the header printed again every 20 ticks as dmon does. */
@@ -257,15 +273,7 @@ describe('reading an nvidia-smi dmon or pmon log in blocks', () => {
     const whole = await wholeFile(file);
     expect(whole.records).toBeGreaterThan(1_000);
     expect(whole.calls.filter((call) => call.startsWith('warn ')).length).toBeGreaterThan(10);
-    const readAgain: number[] = [];
-    for (const [blockBytes, workers] of [[1_000, 1], [4_099, 2], [1 << 30, 2], [1_000, 0]] as const) {
-      const blocks = await inBlocks(file, blockBytes, workers);
-      expect(blocks, `blocks of ${blockBytes} bytes`).toMatchObject(whole);
-      readAgain.push(blocks.readAgain ?? 0);
-    }
-    // Small blocks read after the change with the old header are read again; one block never is.
-    expect(readAgain[0]).toBeGreaterThan(0);
-    expect(readAgain[2]).toBe(0);
+    await expectReadAgainAfterHeaderChange(file, whole);
   });
 
   it('gives them on a long pmon log: processes, idle GPUs, a command with a space and a bad pid', async () => {
@@ -317,14 +325,7 @@ describe('reading a dcgmi dmon log in blocks', () => {
     const whole = await wholeFile(file);
     expect(whole.records).toBe(300 * 4);
     expect(whole.calls.filter((call) => call.includes('entities skipped'))).toHaveLength(1);
-    const readAgain: number[] = [];
-    for (const [blockBytes, workers] of [[1_000, 1], [4_099, 2], [1 << 30, 2], [1_000, 0]] as const) {
-      const blocks = await inBlocks(file, blockBytes, workers);
-      expect(blocks, `blocks of ${blockBytes} bytes`).toMatchObject(whole);
-      readAgain.push(blocks.readAgain ?? 0);
-    }
-    expect(readAgain[0]).toBeGreaterThan(0);
-    expect(readAgain[2]).toBe(0);
+    await expectReadAgainAfterHeaderChange(file, whole);
   });
 });
 
