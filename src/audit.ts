@@ -71,6 +71,12 @@ export interface AuditOptions {
    * memory then). A thousand small host snapshots are as long a read as one large log.
    */
   onLargeInput?: (ref: string) => void;
+  /**
+   * Called once the analysis of the input files is done and has let go of its per-device state,
+   * before the report is built (the CLI collects garbage there after a long read). Not called
+   * for --prometheus, whose aggregates come whole from the server.
+   */
+  onAnalysisDone?: () => void;
 }
 
 export interface AuditResult {
@@ -143,6 +149,7 @@ async function readFilesAndFinish(options: AuditOptions, kubernetes: Promise<Kub
   }
 
   const profile = analyzer.finish();
+  options.onAnalysisDone?.();
   for (const warning of profile.warnings) {
     sources.find((source) => source.ref === warning.source)?.warnings.push(warning.message);
   }

@@ -141,5 +141,17 @@ describe('runAudit over several inputs', () => {
     await runAudit({ ...base, inputs: ['-'], stdin: Readable.from([log]), keepGoing: false, onLargeInput: (ref) => large.push(ref) });
     expect(large).toEqual(['-']);
   });
+
+  it('calls onAnalysisDone once, after the last input is read', async () => {
+    const files = threeFiles();
+    const events: string[] = [];
+    const { report } = await runAudit({
+      ...base, inputs: files, keepGoing: false,
+      onInput: (ref) => events.push(`input ${path.basename(ref)}`),
+      onAnalysisDone: () => events.push('analysis done'),
+    });
+    expect(events).toEqual(['input node-a.xml', 'input node-b.xml', 'input node-c.xml', 'analysis done']);
+    expect(report.gpus.length).toBeGreaterThan(0);
+  });
 });
 

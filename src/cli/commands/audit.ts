@@ -13,7 +13,7 @@ import { redactKeyFromEnv, redactReport } from '../../report/redact.js';
 import { emitOutput } from '../output.js';
 import { demoConfigFile, demoFleetFiles } from '../paths.js';
 import { startProgress } from '../progress.js';
-import { tuneHeapsForLargeInput } from '../heap.js';
+import { collectAfterLongRead, tuneHeapsForLargeInput } from '../heap.js';
 import { snapshotThisMachine } from '../live.js';
 import { bundleTimeZone } from '../../sources/collect-bundle.js';
 
@@ -191,6 +191,7 @@ export async function runAuditWithProgress(auditOptions: AuditOptions, io: CliIo
       ...prometheus,
       onInput: (ref, index, total) => progress.update(`reading ${ref} (${index + 1}/${total})`),
       onLargeInput: tuneHeapsForLargeInput,
+      onAnalysisDone: collectAfterLongRead,
     });
   } finally {
     progress.stop();
