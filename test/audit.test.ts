@@ -4,7 +4,7 @@
  * which the test writes only once a fake kubectl has started, so an audit that ran kubectl
  * after the telemetry would wait for it in vain.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -78,6 +78,19 @@ describe('runAudit with --kubectl', () => {
       return false;
     };
     expect(await stopped(), 'kubectl still runs after the audit failed').toBe(true);
+  });
+});
+
+describe('runAudit with --k8s files', () => {
+  it('reads them once the telemetry is analysed, so that their inventory never sits on top of the analysis', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-audit-'));
+    const list = path.join(dir, 'cluster.json');
+    // The list exists only from the end of the analysis on: read any earlier, it would be missing.
+    const { report } = await runAudit({
+      inputs: [SCRAPES], kubernetesFiles: [list], timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand', catalog: bundledCatalog(),
+      onAnalysisDone: () => copyFileSync(CLUSTER, list),
+    });
+    expect([report.kubernetes?.pods.length, report.kubernetes?.nodes.length]).toEqual([4, 2]);
   });
 });
 
