@@ -308,6 +308,11 @@ export const prometheusJson: SourceParser = {
   detect(head) {
     return OPENS_OBJECT.test(head) && STATUS.test(head) && ANSWER_KIND.test(head);
   },
+  // Every sample goes out once the whole answer is read (AnswerReader.send): a worker overlaps
+  // nothing, and held the answer's points beside the analysis in its own heap. Read here, a
+  // 149 MB answer of 600 series x 12,000 points peaks at 253-260 MiB instead of 269-315, in
+  // about the same time.
+  sendsAllAtEnd: () => true,
   async parse(chunks, context, sink): Promise<ParseResult> {
     const reader = new AnswerReader(context);
     const document = await readDocument(chunks, context.ref, reader);

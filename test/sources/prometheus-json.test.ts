@@ -29,6 +29,13 @@ describe('prometheus-json detect', () => {
   });
 });
 
+describe('prometheus-json sendsAllAtEnd', () => {
+  it('is true of every answer: its samples go out once it is read whole, so a large one is parsed without a worker', () => {
+    const text = answer('matrix', []);
+    expect(prometheusJson.sendsAllAtEnd?.(text, text)).toBe(true);
+  });
+});
+
 describe('prometheus-json parse', () => {
   it('reads an instant vector: one sample per device at the evaluation time, values from strings', async () => {
     const text = answer('vector', [
