@@ -21,9 +21,9 @@ import type { DcgmField } from './dcgm/fields.js';
 import { fillSample } from './dcgm/readings.js';
 import type { Readings } from './dcgm/readings.js';
 import { readDcgmValue } from './dcgm/values.js';
-import { forEachLine, leadingLines } from './text/lines.js';
+import { leadingLines } from './text/lines.js';
 import { splitFields } from './text/monitor-table.js';
-import { parseTable, tableBlocks, type ReadTable } from './text/line-table.js';
+import { parseTable, readTableLines, tableBlocks, type ReadTable } from './text/line-table.js';
 import type { Warn } from './text/warnings.js';
 
 const HEADER = /^#Entity(?:[ \t]+\S+)+[ \t]*$/;
@@ -88,16 +88,8 @@ const READ_SHORT_NAMES = DCGM_FIELDS.map((field) => field.shortName).join(', ');
 /** The message of skipEntity, given once per kind of entity in a file. */
 const SKIPPED_ENTITIES = / entities skipped: only GPU rows map to devices$/;
 
-/**
- * Reads the lines of `chunks`; `header`, where given, is the `#Entity` line in effect before
- * them (a block of a long log), read first, silently, as line 0: it was read and warned about
- * before the block.
- */
+/** Reads a dcgmi dmon table; a block's `header` (ReadTable) is the `#Entity` line in effect before it. */
 const readTable: ReadTable = async (chunks, context, sink, warnings, header) => {
-  let silent = header !== undefined;
-  const warn: Warn = (location, message) => {
-    if (!silent) warnings.warn(location, message);
-  };
   const refs = new Map<number, DeviceRef>();
   const skippedEntityKinds = new Set<string>();
   let layout: Layout | undefined;
@@ -115,7 +107,7 @@ const readTable: ReadTable = async (chunks, context, sink, warnings, header) => 
   };
 
   const tokens: string[] = [];
-  const readLine = (line: string, lineNumber: number): void => {
+  const lines = await readTableLines(chunks, context.ref, warnings, header, (line, lineNumber, warn) => {
     // Nearly every line is a GPU row: only a line that is none looks for what else it is.
     if (line.charCodeAt(0) !== UPPER_G && (line.trim() === '' || STOPPED.test(line))) return;
     if (line.charCodeAt(0) === HASH && HEADER.test(line.trimEnd())) {
@@ -153,10 +145,7 @@ const readTable: ReadTable = async (chunks, context, sink, warnings, header) => 
     const readings = readRow(cellsOf(line, entity[0].length, layout, tokens), layout, lineNumber, warn);
     const sample: GpuSample = { ref };
     if (fillSample(sample, readings)) sink.sample(sample);
-  };
-  if (header !== undefined) readLine(header, 0);
-  silent = false;
-  const lines = await forEachLine(chunks, context.ref, readLine, header === undefined);
+  });
   return { records: rows, lines, header: headerLine };
 };
 

@@ -30,11 +30,7 @@ const DMON_METRICS: Readonly<Record<string, MonitorMetric<GpuSample>>> = {
   txpci: { unit: 'MB/s', set: (sample, value) => { sample.pcieTxKiBps = value * 1024; } },
 };
 
-/**
- * Reads the lines of `chunks`; `header`, where given, is the header in effect before them
- * (a block of a long log): read first, silently, as line 0, since it was read and warned about
- * before the block.
- */
+/** Reads a dmon table (see ReadTable: a block is handed the header lines in effect before it). */
 const readTable: ReadTable = async (chunks, context, sink, warnings, header) => {
   const refs = new DeviceRefs(context.host);
   const inventory = new DeviceInventory(sink);

@@ -5,10 +5,10 @@
  * block handed the header in effect before it, which it reads first and silently (it was read
  * and warned about before the block).
  */
-import type { ObservationSink } from '../../model/observations.js';
-import type { SourceWarning } from '../../model/observations.js';
+import type { ObservationSink, SourceWarning } from '../../model/observations.js';
 import type { BlockParsing, ParseResult, SourceContext } from '../types.js';
-import { WarningLimiter } from './warnings.js';
+import { forEachLine } from './lines.js';
+import { WarningLimiter, type Warn } from './warnings.js';
 
 /** What reading a table's lines gives. */
 export interface TableRead {
@@ -23,6 +23,28 @@ export interface TableRead {
  * the block's first, the header before it read silently, as line 0), warning through `warnings`.
  */
 export type ReadTable = (chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, warnings: WarningLimiter, header: string | undefined) => Promise<TableRead>;
+
+/**
+ * The lines of a table read with ReadTable's `header`: its lines first, as line 0 and with their
+ * warnings left out (they were given before the block), then those of `chunks`; each line goes to
+ * `readLine` with the warn to use. Returns the number of lines of `chunks`.
+ */
+export async function readTableLines(
+  chunks: AsyncIterable<string>,
+  file: string,
+  warnings: WarningLimiter,
+  header: string | undefined,
+  readLine: (line: string, lineNumber: number, warn: Warn) => void,
+): Promise<number> {
+  let muted = header !== undefined;
+  const warn: Warn = (location, message) => {
+    if (!muted) warnings.warn(location, message);
+  };
+  const onLine = (line: string, lineNumber: number): void => readLine(line, lineNumber, warn);
+  for (const line of header?.split('\n') ?? []) onLine(line, 0);
+  muted = false;
+  return forEachLine(chunks, file, onLine, header === undefined);
+}
 
 /** SourceParser.parse of a line table: the whole file, its warnings limited and counted at its end. */
 export function parseTable(read: ReadTable): (chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink) => Promise<ParseResult> {

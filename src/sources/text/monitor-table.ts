@@ -12,7 +12,8 @@
  */
 import { InputError } from '../../model/errors.js';
 import { parseLocalTimestamp } from '../timestamps.js';
-import { forEachLine, leadingLines } from './lines.js';
+import { readTableLines } from './line-table.js';
+import { leadingLines } from './lines.js';
 import { isMonitorDash, parseCount, parseDecimal } from './values.js';
 import type { Warn, WarningLimiter } from './warnings.js';
 
@@ -190,8 +191,8 @@ const MISSING_HEADER: Readonly<Record<'dmon' | 'pmon', string>> = {
 };
 
 /**
- * Reads a dmon or pmon table from `chunks` into `rows`, warning through `warnings`. `header`
- * (text/line-table.ts ReadTable): a block's header lines in effect, read first and silently.
+ * Reads a dmon or pmon table from `chunks` into `rows`, warning through `warnings`; `header` as
+ * readTableLines takes it.
  * No header at all is an InputError.
  */
 export async function readMonitorLines(
@@ -202,12 +203,8 @@ export async function readMonitorLines(
   header: string | undefined,
   rows: MonitorRows,
 ): Promise<{ lines: number; header: string | undefined }> {
-  let silent = header !== undefined;
-  const warn: Warn = (location, message) => {
-    if (!silent) warnings.warn(location, message);
-  };
   const table = new MonitorTable(file, kind);
-  const readLine = (line: string, lineNumber: number): void => {
+  const lines = await readTableLines(chunks, file, warnings, header, (line, lineNumber, warn) => {
     const read = table.read(line, lineNumber);
     const layout = table.layout;
     if (read === 'skip' || layout === undefined) return;
@@ -217,10 +214,7 @@ export async function readMonitorLines(
     }
     rows.layout(layout, warn);
     if (read === 'header') warnTimeWithoutDate(layout, warn);
-  };
-  for (const line of header?.split('\n') ?? []) readLine(line, 0);
-  silent = false;
-  const lines = await forEachLine(chunks, file, readLine, header === undefined);
+  });
   if (table.layout === undefined) throw new InputError(MISSING_HEADER[kind], { file, location: `line ${Math.max(1, lines)}` });
   return { lines, header: table.headerText };
 }
