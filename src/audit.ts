@@ -17,7 +17,7 @@ import type { ObservationSink } from './model/observations.js';
 import type { GpuEntry, InstanceTypeBasis, Report, SourceSummary } from './model/report.js';
 import { REPORT_SCHEMA_VERSION } from './model/report.js';
 import { DEFAULT_RECOMMEND_SETTINGS, recommendForFleet } from './recommend/index.js';
-import { HEAD_CHARS, hostForInput, openInput, requireParser, resolveInputs, STDIN_REF, type InputRef, type OpenedInput } from './sources/index.js';
+import { HEAD_CHARS, hostForInput, openInput, requireParser, rereadOf, resolveInputs, STDIN_REF, type InputRef, type OpenedInput } from './sources/index.js';
 import { readPrometheus, type PrometheusSourceOptions, type TransferStats } from './sources/prometheus/index.js';
 import { mergeInventories, readKubernetesInputs, type KubectlOptions, type KubernetesSourceRead, type NodeInfo } from './sources/kubernetes/index.js';
 import { withWarnings } from './sources/sink-with-warnings.js';
@@ -335,7 +335,7 @@ async function readInput(
         result = await worker.parseInWorker({ input, format: parser.format, context }, sourceSink);
       }
     } else {
-      result = await parser.parse(opened.chunks, context, sourceSink);
+      result = await parser.parse(opened.chunks, { ...context, reread: rereadOf(input, parser.textPieceBytes) }, sourceSink);
     }
     if (warningCount > warnings.length) warnings.push(`… and ${warningCount - warnings.length} more warnings`);
     return { ref: input.ref, format: parser.format, records: result.records, warnings };

@@ -19,7 +19,7 @@ import { processCpuCsv } from './process-cpu-csv.js';
 import type { SourceParser } from './types.js';
 
 export type { ParseResult, SourceContext, SourceParser } from './types.js';
-export { resolveInputs, openInput, hostForInput, HEAD_CHARS, STDIN_REF, type InputRef, type OpenedInput } from './inputs.js';
+export { resolveInputs, openInput, rereadOf, hostForInput, HEAD_CHARS, STDIN_REF, type InputRef, type OpenedInput } from './inputs.js';
 export { isValidTimeZone, localTimeZone } from './timestamps.js';
 export { BUNDLE_MANIFEST_FILE, BUNDLE_SCHEMA_VERSION, bundleTimeZone, readBundleManifest, type BundleManifest, type BundleFileFormat } from './collect-bundle.js';
 

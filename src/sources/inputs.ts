@@ -192,6 +192,23 @@ export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = 
   return { head, chunks: all(), close: destroy, compressed: isGzip, bytes: size, setTextPieceBytes: (bytes) => (decoder.pieceBytes = bytes ?? decoder.pieceBytes) };
 }
 
+/**
+ * SourceContext.reread of an input: the file opened again, its text in pieces of
+ * `textPieceBytes` (SourceParser.textPieceBytes); undefined for standard input.
+ */
+export function rereadOf(input: InputRef, textPieceBytes: number | undefined): (() => AsyncIterable<string>) | undefined {
+  if (input.path === undefined) return undefined;
+  return async function* reread() {
+    const opened = await openInput(input);
+    opened.setTextPieceBytes(textPieceBytes);
+    try {
+      yield* opened.chunks;
+    } finally {
+      opened.close();
+    }
+  };
+}
+
 /** The size of a regular file; undefined for anything else, or a file that cannot be looked at (its read says why). */
 async function regularFileBytes(file: string): Promise<number | undefined> {
   return stat(file).then((info) => (info.isFile() ? info.size : undefined), () => undefined);

@@ -15,8 +15,15 @@
  * element of data.result is parsed on its own as it ends, and its points are kept as two
  * numbers each (time, value), not as the parsed arrays and strings, which took about ten
  * times the text (a 91 MB answer peaked near 1 GB). Values are grouped by device before they
- * are sent, so what is kept still grows with points, at 16 bytes each: a document above
- * MAX_DOCUMENT_CHARS is refused with advice.
+ * are sent, so a device's points are held until its last series is read.
+ *
+ * A file is read twice (SourceContext.reread): the first read checks the document and its
+ * envelope and notes each device's last series (planAnswer), the second sends each device as
+ * soon as that series is read. Prometheus sorts a range answer's series by their labels, and
+ * dcgm-exporter's upper-case Hostname and UUID sort before __name__, so its series come device
+ * by device and what is held is one device's points, whatever the answer's size. Standard
+ * input is read once and every device waits for its end. Either way, an answer that would hold
+ * more than AnswerLimits.maxHeldBytes of points at once is refused with advice.
  */
 import { InputError } from '../model/errors.js';
 import type { ObservationSink } from '../model/observations.js';
@@ -33,13 +40,40 @@ import { JsonElementSplitter } from './json/element-splitter.js';
 import { WarningLimiter } from './text/warnings.js';
 import type { Warn } from './text/warnings.js';
 
-/** 256 MiB of text (for the ASCII of JSON, characters are bytes). */
-export const MAX_DOCUMENT_CHARS = 256 * 1024 * 1024;
+/** What an answer may take, at most; exceeded, it is refused with advice. */
+export interface AnswerLimits {
+  /**
+   * Points held at once, as bytes of their numbers: 8 per value, and 8 per time of a series
+   * whose times are not those of the series before it.
+   */
+  maxHeldBytes: number;
+  /** Text of the document outside data.result (its envelope: status, warnings, blanks). */
+  maxEnvelopeChars: number;
+  /** Text of one series: JSON.parse makes some ten times its text of arrays and strings. */
+  maxSeriesChars: number;
+}
+
+/**
+ * 64 MiB of points held (8.3 million, 171 MB of text, read from standard input) peaked at
+ * 274 MiB. Prometheus answers at most 11,000 points a series, some 250 KB: a series may be 20
+ * times that.
+ */
+export const ANSWER_LIMITS: AnswerLimits = { maxHeldBytes: 64 * 1024 * 1024, maxEnvelopeChars: 16 * 1024 * 1024, maxSeriesChars: 5 * 1024 * 1024 };
+
+function mebibytes(bytes: number): string {
+  return `${Number((bytes / 1024 / 1024).toFixed(2))} MiB`;
+}
 
 const OPENS_OBJECT = /^\s*\{/;
 const STATUS = /"status"\s*:\s*"(?:success|error)"/;
 /** `resultType` on a success, `errorType` on an error answer. */
 const ANSWER_KIND = /"(?:resultType|errorType)"\s*:\s*"/;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
 
 type JsonObject = Record<string, unknown>;
 
@@ -47,32 +81,178 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** What reads the elements of data.result as the document is read (readDocument). */
+interface ElementReader {
+  /** data.result opens (again, where the key is repeated: the last one is the answer's). */
+  restart(): void;
+  /** One element of data.result, as text; `resultType` as read so far; `offset`: the characters of the document before it. */
+  element(text: string, index: number, resultType: string | undefined, offset: number): void;
+}
+
 /**
  * Reads the document, handing each element of data.result to `reader` as it ends; returns
  * the rest of the document, parsed (data.result holds a 0 for each element).
  */
-async function readDocument(chunks: AsyncIterable<string>, file: string, reader: AnswerReader): Promise<unknown> {
+async function readDocument(chunks: AsyncIterable<string>, file: string, reader: ElementReader, limits: AnswerLimits): Promise<unknown> {
   const splitter = new JsonElementSplitter(['data', 'result'], {
     onArrayStart: () => reader.restart(),
-    onElement: (text, index) => reader.element(text, index, splitter.stringAt('data.resultType')),
+    onElement: (text, index, _start, offset) => reader.element(text, index, splitter.stringAt('data.resultType'), offset),
   });
-  let length = 0;
   try {
     for await (const chunk of chunks) {
-      length += chunk.length;
-      if (length > MAX_DOCUMENT_CHARS) {
+      splitter.write(chunk);
+      if (splitter.envelopeChars > limits.maxEnvelopeChars) {
+        throw new InputError(`more than ${mebibytes(limits.maxEnvelopeChars)} of text outside data.result: not a Prometheus query answer of series`, { file });
+      }
+      if (splitter.openElementChars > limits.maxSeriesChars) {
         throw new InputError(
-          `Prometheus answer larger than ${MAX_DOCUMENT_CHARS / 1024 / 1024} MiB: query a shorter range or a coarser step, or use --prometheus to query the server directly`,
-          { file },
+          `a series of data.result is longer than ${mebibytes(limits.maxSeriesChars)} of text: query a coarser step (Prometheus answers at most 11,000 points a series)`,
+          { file, location: 'data.result' },
         );
       }
-      splitter.write(chunk);
     }
     return JSON.parse(splitter.end()) as unknown;
   } catch (error) {
-    if (error instanceof InputError) throw error;
-    throw new InputError(`not valid JSON: ${(error as Error).message}`, { file, cause: error });
+    // JSON.parse's, and the splitter's (JsonSplitError); anything else is not the document's.
+    if (!(error instanceof SyntaxError)) throw error;
+    throw new InputError(`not valid JSON: ${error.message}`, { file, cause: error });
   }
+}
+
+/**
+ * What the first of two reads learnt (planAnswer): where each element of data.result stands in
+ * the text, which device it holds points of, and where each device's last series is, so that
+ * the second read cuts the elements out where they stand and sends a device there. The
+ * document and its envelope are checked: the second read starts sending at once.
+ */
+interface AnswerPlan {
+  resultType: 'vector' | 'matrix';
+  /** Per element of the last data.result (JSON.parse keeps the last of a repeated key): its first character's offset in the text, and the offset after its last. */
+  starts: number[];
+  ends: number[];
+  /** Per element, the number of its device (-1: none). */
+  deviceOf: number[];
+  /** Per device number, its key (dcgm/labels.ts deviceKey) and the index of its last element. */
+  keys: string[];
+  lastElement: number[];
+}
+
+/**
+ * The first read: the document parsed but for its series, whose labels alone are read (a
+ * series' points are most of its text, and are not parsed here), and the envelope checked.
+ */
+async function planAnswer(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, limits: AnswerLimits): Promise<AnswerPlan> {
+  let plan: Omit<AnswerPlan, 'resultType'> = { starts: [], ends: [], deviceOf: [], keys: [], lastElement: [] };
+  const numbers = new Map<string, number>();
+  const document = await readDocument(chunks, context.ref, {
+    restart: () => {
+      plan = { starts: [], ends: [], deviceOf: [], keys: [], lastElement: [] };
+      numbers.clear();
+    },
+    element: (text, index, _resultType, offset) => {
+      const key = deviceKeyOfSeries(text, context.host);
+      let device = key === undefined ? -1 : numbers.get(key);
+      if (device === undefined) {
+        device = plan.keys.length;
+        numbers.set(key!, device);
+        plan.keys.push(key!);
+      }
+      plan.starts.push(offset);
+      plan.ends.push(offset + text.length);
+      plan.deviceOf.push(device);
+      if (device !== -1) plan.lastElement[device] = index;
+    },
+  }, limits);
+  const { resultType } = resultOf(document, context, sink);
+  return { resultType, ...plan };
+}
+
+/**
+ * The second read: each element of the plan cut out of the text where it stands and handed to
+ * `reader`, without looking at the rest of the text again.
+ */
+async function readPlannedElements(chunks: AsyncIterable<string>, file: string, plan: AnswerPlan, reader: AnswerReader): Promise<void> {
+  const { starts, ends } = plan;
+  let consumed = 0;
+  let next = 0;
+  let parts: string[] = [];
+  for await (const chunk of chunks) {
+    const chunkEnd = consumed + chunk.length;
+    while (next < starts.length && starts[next]! < chunkEnd) {
+      const end = ends[next]!;
+      parts.push(chunk.slice(Math.max(starts[next]! - consumed, 0), Math.min(end, chunkEnd) - consumed));
+      if (end > chunkEnd) break;
+      const text = parts.length === 1 ? parts[0]! : parts.join('');
+      parts = [];
+      let item: unknown;
+      try {
+        item = JSON.parse(text) as unknown;
+      } catch (error) {
+        throw new InputError(`not valid JSON: ${(error as Error).message}`, { file, location: `data.result[${next}]`, cause: error });
+      }
+      reader.plannedElement(item, next);
+      next += 1;
+    }
+    consumed = chunkEnd;
+    await reader.between();
+  }
+  if (next < starts.length) throw fileChanged(file, `data.result[${next}]`);
+}
+
+/** A file whose second read differs from its first. */
+function fileChanged(file: string, location: string): InputError {
+  return new InputError('the file changed while it was read (its two reads differ): read it again once it is complete', { file, location });
+}
+
+/** The key of the device whose points a series (an element's text) holds, as AnswerReader.read finds it; undefined: none. */
+function deviceKeyOfSeries(text: string, host: string): string | undefined {
+  const metric = metricOf(text);
+  if (!isObject(metric)) return undefined;
+  const name = metric.__name__;
+  if (typeof name !== 'string' || !name.startsWith(DCGM_METRIC_PREFIX)) return undefined;
+  return readSeriesLabels(labelsOf(metric), host)?.device.key;
+}
+
+/**
+ * An element's "metric" member. Where the element starts with it and it holds no object or
+ * array (a label set: strings), only its text is parsed; else the whole element.
+ */
+function metricOf(text: string): unknown {
+  let at = skipBlanks(text, 0);
+  if (text.charCodeAt(at) === OPEN_BRACE) {
+    at = skipBlanks(text, at + 1);
+    if (text.startsWith('"metric"', at)) {
+      at = skipBlanks(text, at + '"metric"'.length);
+      if (text.charCodeAt(at) === COLON) {
+        at = skipBlanks(text, at + 1);
+        const end = text.charCodeAt(at) === OPEN_BRACE ? flatObjectEnd(text, at) : -1;
+        if (end !== -1) return JSON.parse(text.slice(at, end)) as unknown;
+      }
+    }
+  }
+  const item = JSON.parse(text) as unknown;
+  return isObject(item) ? item.metric : undefined;
+}
+
+function skipBlanks(text: string, from: number): number {
+  let at = from;
+  for (let code = text.charCodeAt(at); code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09; code = text.charCodeAt(at)) at += 1;
+  return at;
+}
+
+/** The end (after its `}`) of the object opening at `open`, or -1 when it holds an object or array or does not end. */
+function flatObjectEnd(text: string, open: number): number {
+  for (let at = open + 1; at < text.length; at += 1) {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) {
+      for (at += 1; at < text.length && text.charCodeAt(at) !== QUOTE; at += 1) if (text.charCodeAt(at) === BACKSLASH) at += 1;
+    } else if (code === CLOSE_BRACE) {
+      return at + 1;
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      return -1;
+    }
+  }
+  return -1;
 }
 
 /** The answer's `data.result`, after the checks that make a file unreadable as a whole. */
@@ -141,67 +321,149 @@ type OddPoint = { malformed: string } | { notReading: string };
 interface DeviceSeries {
   device: SeriesDevice;
   series: DcgmSeries[];
+  /** What its points count towards AnswerLimits.maxHeldBytes. */
+  bytes: number;
+}
+
+/** Where the samples of the devices read go. */
+interface Output {
+  devices: DcgmDevices;
+  sink: ObservationSink;
+  warn: Warn;
 }
 
 /**
- * Reads an answer's series grouped by device, then sends each device's values one
- * timestamp at a time. Grouping by device rather than by timestamp keeps the working set
+ * Reads an answer's series grouped by device, and sends each device's values one timestamp at
+ * a time: once its last series is read where the answer was planned (planAnswer), else once
+ * the whole answer is read. Grouping by device rather than by timestamp keeps the working set
  * to one device's time line: a range answer holds thousands of timestamps.
  *
- * The series arrive while the document is read, before its envelope (status, warnings) is
- * known, so what reading them would say is kept in order and said after the envelope's
- * checks (`readWarnings`): the warnings come out as they did when the document was parsed
- * whole. An answer whose resultType comes after its result (keys sorted, as `jq -S` writes
- * them) is read at the end, from the parsed elements kept meanwhile.
+ * Read once, the series arrive before the envelope (status, warnings) is known, so what
+ * reading them would say is kept in order and said after the envelope's checks
+ * (`finishReading`): the warnings come out as they did when the document was parsed whole. An
+ * answer whose resultType comes after its result (keys sorted, as `jq -S` writes them) is read
+ * at the end, from the elements' text kept meanwhile. A planned answer was checked by the
+ * first read: what reading it says is said at once.
  */
-class AnswerReader {
+class AnswerReader implements ElementReader {
   private readonly byDevice = new Map<string, DeviceSeries>();
-  /** What reading the series said, in their order. */
+  /** What reading the series said, in their order, until there is somewhere to say it. */
   private deferred: [location: string, message: string][] = [];
-  /** Elements met before the answer said its resultType, parsed. */
-  private waiting: [item: unknown, location: string][] = [];
+  /** Elements met before the answer said its resultType: text and index. */
+  private waiting: [text: string, index: number][] = [];
   /** The times of the series read last, which the next one shares when they are the same. */
   private lastTimes: Float64Array | undefined;
+  /** Points' bytes and waiting text held now (see AnswerLimits.maxHeldBytes). */
+  private heldBytes = 0;
+  /** A device was sent since the last pause. */
+  private sentSincePause = false;
+  private output: Output | undefined;
+  /** Elements of the data.result read last. */
+  elements = 0;
   points = 0;
   dcgmSeries = 0;
   unnamedSeries = 0;
   otherSeries = 0;
   targetPodLabelsIgnored = false;
 
-  constructor(private readonly context: SourceContext) {}
+  constructor(
+    private readonly context: SourceContext,
+    private readonly plan: AnswerPlan | undefined,
+    private readonly limits: AnswerLimits,
+  ) {}
 
-  /** data.result opens (again, where the key is repeated: the last one is the answer's). */
   restart(): void {
     this.byDevice.clear();
     this.deferred = [];
     this.waiting = [];
     this.lastTimes = undefined;
+    this.heldBytes = 0;
+    this.elements = 0;
     this.dcgmSeries = 0;
     this.unnamedSeries = 0;
     this.otherSeries = 0;
     this.targetPodLabelsIgnored = false;
   }
 
-  /** One element of data.result, as text; `resultType` as read so far. */
+  /** A planned answer's element, parsed (readPlannedElements): read, and its device sent where this is its last series. */
+  plannedElement(item: unknown, index: number): void {
+    const plan = this.plan!;
+    this.elements += 1;
+    this.read(item, index, plan.resultType);
+    const device = plan.deviceOf[index]!;
+    if (device !== -1 && plan.lastElement[device] === index) this.sendDevice(plan.keys[device]!, this.output!);
+  }
+
+  /** An element of an answer read once. */
   element(text: string, index: number, resultType: string | undefined): void {
-    const item = JSON.parse(text) as unknown;
-    const location = `data.result[${index}]`;
-    if (resultType === undefined || this.waiting.length > 0) this.waiting.push([item, location]);
-    else if (resultType === 'vector' || resultType === 'matrix') this.read(item, location, resultType);
+    this.elements += 1;
+    if (resultType === undefined || this.waiting.length > 0) {
+      this.waiting.push([text, index]);
+      this.hold(text.length);
+    } else if (resultType === 'vector' || resultType === 'matrix') {
+      this.read(JSON.parse(text) as unknown, index, resultType);
+    }
     // Any other resultType: the envelope's check refuses the answer.
   }
 
-  /** Reads the elements kept for the resultType, then says what reading them said, through `warn`. */
+  /** Read once: reads the elements kept for the resultType, then says what reading them said. */
   finishReading(resultType: 'vector' | 'matrix', warn: Warn): void {
-    for (const [item, location] of this.waiting) this.read(item, location, resultType);
+    for (const [text, index] of this.waiting) {
+      this.heldBytes -= text.length;
+      let item: unknown;
+      try {
+        item = JSON.parse(text) as unknown;
+      } catch (error) {
+        throw new InputError(`not valid JSON: ${(error as Error).message}`, { file: this.context.ref, cause: error });
+      }
+      this.read(item, index, resultType);
+    }
     this.waiting = [];
     for (const [location, message] of this.deferred) warn(location, message);
     this.deferred = [];
   }
 
-  private read(item: unknown, location: string, resultType: 'vector' | 'matrix'): void {
+  /** From now on, devices go out to `output` once complete, and what reading says is said at once. */
+  startSending(output: Output): void {
+    this.output = output;
+  }
+
+  /** Pauses where the sink asks (ObservationSink.pause: in a parse worker, the batches then go out as they fill) after a device was sent. */
+  async between(): Promise<void> {
+    if (!this.sentSincePause) return;
+    this.sentSincePause = false;
+    await this.output?.sink.pause?.();
+  }
+
+  /** Sends every device still held, one after another, pausing in between. */
+  async sendRest(): Promise<void> {
+    for (const key of [...this.byDevice.keys()]) {
+      this.sendDevice(key, this.output!);
+      await this.between();
+    }
+  }
+
+  /** Sends a device's samples, in time order, and lets go of its points. */
+  private sendDevice(key: string, { devices, sink, warn }: Output): void {
+    const group = this.byDevice.get(key);
+    if (group === undefined) return;
+    const byTime = new Map<number, DeviceReadings>();
+    for (const series of group.series) this.readPoints(series, group.device, byTime, warn);
+    for (const time of [...byTime.keys()].sort((a, b) => a - b)) sendReadings(byTime.get(time)!, time, devices, sink);
+    this.byDevice.delete(key);
+    this.heldBytes -= group.bytes;
+    this.sentSincePause = true;
+  }
+
+  private say(location: string, message: string): void {
+    if (this.output === undefined) this.deferred.push([location, message]);
+    else this.output.warn(location, message);
+  }
+
+  private read(item: unknown, index: number, resultType: 'vector' | 'matrix'): void {
+    const location = `data.result[${index}]`;
     if (!isObject(item) || !isObject(item.metric)) {
-      this.deferred.push([location, 'not a series (no "metric" object); skipped']);
+      this.say(location, 'not a series (no "metric" object); skipped');
       return;
     }
     const labels = labelsOf(item.metric);
@@ -218,40 +480,55 @@ class AnswerReader {
     const read = readSeriesLabels(labels, this.context.host);
     if (read === undefined) return;
     if (read.targetPodLabelsIgnored) this.targetPodLabelsIgnored = true;
+    this.checkPlanned(read.device.key, index);
 
     const points = resultType === 'vector' ? [item.value] : item.values;
     if (!Array.isArray(points)) {
-      this.deferred.push([location, `${name} has no ${resultType === 'vector' ? '"value"' : '"values"'} (a native histogram?); skipped`]);
+      this.say(location, `${name} has no ${resultType === 'vector' ? '"value"' : '"values"'} (a native histogram?); skipped`);
       return;
     }
     let group = this.byDevice.get(read.device.key);
     if (group === undefined) {
-      group = { device: { ...read.device }, series: [] };
+      group = { device: { ...read.device }, series: [], bytes: 0 };
       this.byDevice.set(read.device.key, group);
     } else {
       mergeDeviceLabels(group.device, read.device);
     }
     const series = seriesOf(name, location, fieldByMetricName(name), read.pod, points);
     // The series of a range answer nearly all have the same steps: their times are kept once.
-    if (this.lastTimes !== undefined && sameNumbers(series.times, this.lastTimes)) series.times = this.lastTimes;
-    else this.lastTimes = series.times;
+    let bytes = series.values.byteLength;
+    if (this.lastTimes !== undefined && sameNumbers(series.times, this.lastTimes)) {
+      series.times = this.lastTimes;
+    } else {
+      this.lastTimes = series.times;
+      bytes += series.times.byteLength;
+    }
     group.series.push(series);
+    group.bytes += bytes;
+    this.hold(bytes);
   }
 
-  /**
-   * Sends device after device, letting go of each one's points once sent, and pausing between
-   * devices where the sink asks (ObservationSink.pause: in a parse worker, the batches go out as
-   * they fill instead of all of the answer's samples piling up in one).
-   */
-  async send(devices: DcgmDevices, sink: ObservationSink, warn: Warn): Promise<void> {
-    for (const [key, group] of this.byDevice) {
-      const byTime = new Map<number, DeviceReadings>();
-      for (const series of group.series) this.readPoints(series, group.device, byTime, warn);
-      for (const time of [...byTime.keys()].sort((a, b) => a - b)) sendReadings(byTime.get(time)!, time, devices, sink);
-      this.byDevice.delete(key);
-      if (sink.pause !== undefined) await sink.pause();
-    }
+  /** A planned answer: the device read is the one the first read found there, or the file changed in between. */
+  private checkPlanned(key: string, index: number): void {
+    const plan = this.plan;
+    if (plan === undefined || plan.keys[plan.deviceOf[index]!] === key) return;
+    throw fileChanged(this.context.ref, `data.result[${index}]`);
   }
+
+
+  private hold(bytes: number): void {
+    this.heldBytes += bytes;
+    if (this.heldBytes <= this.limits.maxHeldBytes) return;
+    const most = mebibytes(this.limits.maxHeldBytes);
+    const message = this.plan === undefined
+      ? `read once (from standard input), the answer's points are held until it ends, and they pass ${most}: save it to a file and name that (its devices are then sent as their series end), ` +
+        'query a shorter range or a coarser step, or use --prometheus to query the server directly'
+      : `the answer's series are not grouped by device, so more than ${most} of points would be held at once: ` +
+        'query one metric, fewer GPUs or a shorter range at a time, or use --prometheus to query the server directly';
+    throw new InputError(message, { file: this.context.ref, location: 'data.result' });
+  }
+
+
 
   private readPoints(series: DcgmSeries, device: SeriesDevice, byTime: Map<number, DeviceReadings>, warn: Warn): void {
     const { name, location, field, pod, times, values, odd } = series;
@@ -302,40 +579,53 @@ function seriesOf(name: string, location: string, field: DcgmField | undefined, 
   return { name, location, field, pod, times, values, odd };
 }
 
-export const prometheusJson: SourceParser = {
-  format: 'prometheus-json',
-  description: 'Prometheus HTTP API answer (/api/v1/query or query_range JSON) of DCGM metrics',
-  detect(head) {
-    return OPENS_OBJECT.test(head) && STATUS.test(head) && ANSWER_KIND.test(head);
-  },
-  // Every sample goes out once the whole answer is read (AnswerReader.send): a worker overlaps
-  // nothing, and held the answer's points beside the analysis in its own heap. Read here, a
-  // 149 MB answer of 600 series x 12,000 points peaks at 253-260 MiB instead of 269-315, in
-  // about the same time.
-  sendsAllAtEnd: () => true,
-  async parse(chunks, context, sink): Promise<ParseResult> {
-    const reader = new AnswerReader(context);
-    const document = await readDocument(chunks, context.ref, reader);
-    const { resultType, result } = resultOf(document, context, sink);
-    const warnings = new WarningLimiter(sink);
-    reader.finishReading(resultType, warnings.warn);
+/** The parser, with other limits than ANSWER_LIMITS for tests. */
+export function prometheusJsonParser(limits: AnswerLimits = ANSWER_LIMITS): SourceParser {
+  return {
+    format: 'prometheus-json',
+    description: 'Prometheus HTTP API answer (/api/v1/query or query_range JSON) of DCGM metrics',
+    detect(head) {
+      return OPENS_OBJECT.test(head) && STATUS.test(head) && ANSWER_KIND.test(head);
+    },
+    // Read in one thread. When every sample went out at the end, a worker overlapped nothing and
+    // held the points beside the analysis (a 149 MB answer of 600 series x 12,000 points peaked
+    // at 269-315 MiB in a worker, 253-260 here); sent device by device, it ran as fast either
+    // way, within the noise of this machine.
+    sendsAllAtEnd: () => true,
+    async parse(chunks, context, sink): Promise<ParseResult> {
+      const plan = context.reread === undefined ? undefined : await planAnswer(chunks, context, sink, limits);
+      const reader = new AnswerReader(context, plan, limits);
+      const warnings = new WarningLimiter(sink);
+      const output = { devices: new DcgmDevices(sink), sink, warn: warnings.warn };
+      if (plan === undefined) {
+        const document = await readDocument(chunks, context.ref, reader, limits);
+        reader.finishReading(resultOf(document, context, sink).resultType, warnings.warn);
+      } else {
+        reader.startSending(output);
+        await readPlannedElements(context.reread!(), context.ref, plan, reader);
+      }
 
-    if (reader.dcgmSeries === 0 && result.length > 0) {
-      const why = reader.otherSeries > 0
-        ? `none of its ${result.length} series is a DCGM_FI_ metric`
-        : `none of its ${result.length} series has a __name__ label (a function or aggregation in the query dropped it), so none can be read as a DCGM field`;
-      throw new InputError(`no DCGM series in this Prometheus answer: ${why}`, { file: context.ref, location: 'data.result' });
-    }
-    if (result.length === 0) {
-      warnings.warn('data.result', 'the answer holds no series: the query matched nothing in its time range');
-    }
-    if (reader.unnamedSeries > 0) {
-      warnings.warn('data.result', `${reader.unnamedSeries} series without a __name__ label skipped: a function or aggregation in the query dropped the metric name, so their field is unknown`);
-    }
-    if (reader.targetPodLabelsIgnored) warnings.warn('data.result', TARGET_POD_LABELS_WARNING);
+      const series = reader.elements;
+      if (reader.dcgmSeries === 0 && series > 0) {
+        const why = reader.otherSeries > 0
+          ? `none of its ${series} series is a DCGM_FI_ metric`
+          : `none of its ${series} series has a __name__ label (a function or aggregation in the query dropped it), so none can be read as a DCGM field`;
+        throw new InputError(`no DCGM series in this Prometheus answer: ${why}`, { file: context.ref, location: 'data.result' });
+      }
+      if (series === 0) {
+        warnings.warn('data.result', 'the answer holds no series: the query matched nothing in its time range');
+      }
+      if (reader.unnamedSeries > 0) {
+        warnings.warn('data.result', `${reader.unnamedSeries} series without a __name__ label skipped: a function or aggregation in the query dropped the metric name, so their field is unknown`);
+      }
+      if (reader.targetPodLabelsIgnored) warnings.warn('data.result', TARGET_POD_LABELS_WARNING);
 
-    await reader.send(new DcgmDevices(sink), sink, warnings.warn);
-    warnings.finish('data.result');
-    return { records: reader.points };
-  },
-};
+      reader.startSending(output);
+      await reader.sendRest();
+      warnings.finish('data.result');
+      return { records: reader.points };
+    },
+  };
+}
+
+export const prometheusJson = prometheusJsonParser();

@@ -8,6 +8,11 @@ export interface SourceContext {
   host: string;
   /** IANA time zone in which timestamps without a zone are read. */
   timeZone: string;
+  /**
+   * The input's text again from its start, for a parser that reads it twice (prometheus-json.ts);
+   * absent where it can be read once (standard input). Not sent to a worker: each thread makes its own.
+   */
+  reread?: () => AsyncIterable<string>;
 }
 
 export interface ParseResult {

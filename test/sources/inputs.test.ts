@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/model/errors.js';
-import { READ_CHUNK_BYTES, TEXT_PIECE_BYTES, hostForInput, openInput, resolveInputs } from '../../src/sources/inputs.js';
+import { READ_CHUNK_BYTES, TEXT_PIECE_BYTES, hostForInput, openInput, rereadOf, resolveInputs } from '../../src/sources/inputs.js';
 
 function tempTree(files: Record<string, string | Buffer>): string {
   const root = mkdtempSync(path.join(tmpdir(), 'gpu-audit-inputs-'));
@@ -165,5 +165,29 @@ describe('openInput', () => {
     };
     await expect(read()).rejects.toThrow(/bad.gz|gzip/);
     await expect(read()).rejects.toBeInstanceOf(InputError);
+  });
+});
+
+describe('rereadOf', () => {
+  it('reads a file, plain or gzipped, again from its start in the pieces of the first read, as often as asked', async () => {
+    const text = `${'0123456789'.repeat(20_000)}\n`;
+    const root = tempTree({ 'plain.json': text, 'packed.json.gz': gzipSync(text) });
+    const piecesOf = async (chunks: AsyncIterable<string>): Promise<number[]> => {
+      const lengths: number[] = [];
+      for await (const chunk of chunks) lengths.push(chunk.length);
+      return lengths;
+    };
+    for (const name of ['plain.json', 'packed.json.gz']) {
+      const input = { ref: name, path: path.join(root, name), discovered: false };
+      const first = await openInput(input);
+      first.setTextPieceBytes(1000);
+      const reread = rereadOf(input, 1000)!;
+      expect(await piecesOf(reread())).toEqual(await piecesOf(first.chunks));
+      expect(await readAll(reread())).toBe(text);
+    }
+  });
+
+  it('is absent for standard input, which can be read once', () => {
+    expect(rereadOf({ ref: '-', path: undefined, discovered: false }, undefined)).toBeUndefined();
   });
 });

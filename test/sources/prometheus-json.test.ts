@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/model/errors.js';
-import { MAX_DOCUMENT_CHARS, prometheusJson } from '../../src/sources/prometheus-json.js';
-import { AssignmentRecordingSink, CONTEXT, parseText } from './dcgm/parse.js';
+import { ANSWER_LIMITS, prometheusJson, prometheusJsonParser } from '../../src/sources/prometheus-json.js';
+import type { SourceContext } from '../../src/sources/types.js';
+import { corpusFiles } from '../helpers/corpus.js';
+import { chunked } from '../helpers/sink.js';
+import { AssignmentRecordingSink, CONTEXT, parseText, type Parsed } from './dcgm/parse.js';
 
 const GPU_A = { gpu: '0', UUID: 'GPU-aaaa', pci_bus_id: '00000000:01:00.0', modelName: 'NVIDIA L40S', Hostname: 'node-1', instance: '10.0.0.5:9400', job: 'dcgm-exporter' };
 const GPU_B = { ...GPU_A, gpu: '1', UUID: 'GPU-bbbb', pci_bus_id: '00000000:02:00.0' };
@@ -177,13 +181,148 @@ describe('prometheus-json parse', () => {
     expect(sink.samples).toEqual([{ ref: REF_B, time: 1_700_000_000_000, utilizationPct: 2 }]);
   });
 
-  it(`refuses a document over ${MAX_DOCUMENT_CHARS / 1024 / 1024} MiB before parsing it`, async () => {
+  it('refuses an answer with more text outside data.result than the limit, or a longer series', async () => {
     const mebibyte = ' '.repeat(1024 * 1024);
     async function* huge(): AsyncIterable<string> {
       yield '{"status":"success","data":{"resultType":"vector","result":[]}}';
       // The same string object each time: the test itself stays small.
-      for (let i = 0; i <= MAX_DOCUMENT_CHARS / mebibyte.length; i += 1) yield mebibyte;
+      for (let i = 0; i <= ANSWER_LIMITS.maxEnvelopeChars / mebibyte.length; i += 1) yield mebibyte;
     }
-    await expect(prometheusJson.parse(huge(), CONTEXT, new AssignmentRecordingSink())).rejects.toThrow(/larger than 256 MiB/);
+    await expect(prometheusJson.parse(huge(), CONTEXT, new AssignmentRecordingSink())).rejects.toThrow('more than 16 MiB of text outside data.result');
+
+    const parser = prometheusJsonParser({ ...ANSWER_LIMITS, maxSeriesChars: 1000 });
+    const long = answer('matrix', [{ metric: { __name__: 'DCGM_FI_DEV_GPU_UTIL', ...GPU_A }, values: Array.from({ length: 100 }, (_, step) => [1700000000 + step, '1']) }]);
+    await expect(parseText(parser, long, [100])).rejects.toThrow('a series of data.result is longer than 0 MiB of text: query a coarser step');
   });
+});
+
+/** Parses `text` as a file, which is read twice (SourceContext.reread), in the same chunks both times. */
+function parseTwice(text: string, chunkSizes?: number[], parser = prometheusJson, context: Partial<SourceContext> = {}): Promise<Parsed> {
+  return parseText(parser, text, chunkSizes, { reread: () => chunked(text, chunkSizes), ...context });
+}
+
+/**
+ * What a parse sent, device by device, and its warnings in a fixed order: a file read twice
+ * sends a device once its series are read, and says what reading finds as it reads.
+ */
+function sentOf({ sink, result }: Parsed): unknown {
+  const byDevice = <T extends { ref: { uuid?: string } }>(calls: T[]): T[] => calls.toSorted((a, b) => (a.ref.uuid ?? '').localeCompare(b.ref.uuid ?? ''));
+  const warnings = sink.warnings.map((warning) => `${warning.location}: ${warning.message}`).sort();
+  return { samples: byDevice(sink.samples), devices: byDevice(sink.devices), assignments: byDevice(sink.assignments), warnings, result };
+}
+
+/** `value` with the keys of every object in order, as `jq -S` writes them. */
+function withSortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withSortedKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, item]) => [key, withSortedKeys(item)]));
+}
+
+/** Labels of GPU `index` on host `host`. */
+function gpu(host: string, index: number): Record<string, string> {
+  return { Hostname: host, UUID: `GPU-${host}-${index}`, gpu: String(index) };
+}
+
+/** A range answer of two steps for each GPU and metric, in the order given. */
+function rangeAnswer(series: [labels: Record<string, string>, metric: string][]): string {
+  return answer('matrix', series.map(([labels, name], position) => ({ metric: { __name__: name, ...labels }, values: [[1700000000, String(position)], [1700000060, String(position + 1)]] })));
+}
+
+describe('prometheus-json read twice (a file)', () => {
+  const grouped = rangeAnswer([
+    [gpu('h1', 0), 'DCGM_FI_DEV_FB_USED'], [gpu('h1', 0), 'DCGM_FI_DEV_GPU_UTIL'],
+    [gpu('h1', 1), 'DCGM_FI_DEV_FB_USED'], [gpu('h1', 1), 'DCGM_FI_DEV_GPU_UTIL'],
+    [gpu('h2', 0), 'DCGM_FI_DEV_FB_USED'], [gpu('h2', 0), 'DCGM_FI_DEV_GPU_UTIL'],
+  ]);
+  const byMetric = rangeAnswer([
+    [gpu('h1', 0), 'DCGM_FI_DEV_FB_USED'], [gpu('h1', 1), 'DCGM_FI_DEV_FB_USED'], [gpu('h2', 0), 'DCGM_FI_DEV_FB_USED'],
+    [gpu('h1', 0), 'DCGM_FI_DEV_GPU_UTIL'], [gpu('h1', 1), 'DCGM_FI_DEV_GPU_UTIL'], [gpu('h2', 0), 'DCGM_FI_DEV_GPU_UTIL'],
+  ]);
+  const odd = answer('matrix', [
+    { metric: { __name__: 'DCGM_FI_DEV_GPU_UTIL', ...GPU_A, pod: 'p', namespace: 'n' }, values: [[1700000000, '10'], [1700000060, 'x'], [1700000120, 7]] },
+    { values: [] },
+    { metric: { ...GPU_B }, value: [1700000000, '6'] },
+    { metric: { __name__: 'DCGM_FI_DEV_FB_USED', ...GPU_B }, values: [[1700000000, '512']] },
+    { metric: { __name__: 'DCGM_FI_DEV_FB_USED', ...GPU_A }, value: [1700000000, '1'] },
+  ], { warnings: ['w'], isPartial: true });
+
+  it.each([
+    ['grouped by device', grouped],
+    ['grouped by metric', byMetric],
+    ['with odd series and points, unnamed series and an envelope that warns', odd],
+    ['with sorted keys (jq -S)', JSON.stringify(withSortedKeys(JSON.parse(odd)), null, 1)],
+  ])('sends what a single read sends: an answer %s', async (_name, text) => {
+    for (const cuts of [undefined, [1], [17, 3]]) expect(sentOf(await parseTwice(text, cuts))).toEqual(sentOf(await parseText(prometheusJson, text, cuts)));
+  });
+
+  it.each(corpusFiles('prometheus-api', (name) => name.endsWith('.json')))('sends what a single read sends: %s', async (file) => {
+    const text = readFileSync(file, 'utf8');
+    expect(sentOf(await parseTwice(text, [4096]))).toEqual(sentOf(await parseText(prometheusJson, text, [4096])));
+  });
+
+  it('sends each device once its last series is read, before reading on', async () => {
+    const events: string[] = [];
+    const sink = new AssignmentRecordingSink();
+    sink.sample = (sample) => void events.push(`sample ${sample.ref.uuid ?? ''}`);
+    // The second read in pieces of a series each: a device is sent once the piece that ends its
+    // last series is read.
+    const pieces = grouped.split('{"metric"');
+    async function* secondRead(): AsyncIterable<string> {
+      for (const [position, piece] of pieces.entries()) {
+        events.push(`piece ${position}`);
+        yield position === 0 ? piece : `{"metric"${piece}`;
+      }
+    }
+    await prometheusJson.parse(chunked(grouped), { ...CONTEXT, reread: secondRead }, sink);
+    expect(events).toEqual([
+      'piece 0', 'piece 1', 'piece 2',
+      'sample GPU-h1-0', 'sample GPU-h1-0',
+      'piece 3', 'piece 4',
+      'sample GPU-h1-1', 'sample GPU-h1-1',
+      'piece 5', 'piece 6',
+      'sample GPU-h2-0', 'sample GPU-h2-0',
+    ]);
+  });
+
+  it('holds one device at a time where series come device by device, and refuses an answer that would hold more', async () => {
+    // A series' 2 values (16 bytes) and its times (16 bytes, shared by the series after it).
+    const parser = prometheusJsonParser({ ...ANSWER_LIMITS, maxHeldBytes: 48 });
+    expect((await parseTwice(grouped, undefined, parser)).result.records).toBe(12);
+    await expect(parseTwice(byMetric, undefined, parser)).rejects.toThrow(
+      "the answer's series are not grouped by device, so more than 0 MiB of points would be held at once: query one metric, fewer GPUs or a shorter range at a time",
+    );
+    await expect(parseText(parser, grouped)).rejects.toThrow("read once (from standard input), the answer's points are held until it ends");
+  });
+
+  it('checks the envelope before it sends anything', async () => {
+    const sink = new AssignmentRecordingSink();
+    const failing = grouped.replace('"status":"success"', '"status":"error","errorType":"timeout","error":"query timed out"');
+    await expect(prometheusJson.parse(chunked(failing), { ...CONTEXT, reread: () => chunked(failing) }, sink)).rejects.toThrow('Prometheus answered with an error (timeout)');
+    expect(sink.samples).toEqual([]);
+  });
+
+  it('reads the last data.result of an answer that repeats the key, as a single read does', async () => {
+    const text = `{"status":"success","data":{"resultType":"matrix","result":${JSON.parse(byMetric).data.result.length > 0 ? JSON.stringify(JSON.parse(byMetric).data.result) : '[]'},"result":${JSON.stringify(JSON.parse(grouped).data.result.slice(0, 2))}}}`;
+    const twice = await parseTwice(text);
+    expect(sentOf(twice)).toEqual(sentOf(await parseText(prometheusJson, text)));
+    expect(twice.sink.samples.map((sample) => sample.ref.uuid)).toEqual(['GPU-h1-0', 'GPU-h1-0']);
+  });
+
+  it('fails, naming the series, when the file changed between its two reads', async () => {
+    const message = 'the file changed while it was read (its two reads differ): read it again once it is complete';
+    const renamed = grouped.replaceAll('"GPU-h1-1"', '"GPU-h9-9"');
+    const attempt = parseTwice(grouped, undefined, undefined, { reread: () => chunked(renamed) });
+    await expect(attempt).rejects.toThrow(message);
+    await expect(attempt).rejects.toMatchObject({ file: CONTEXT.ref, location: 'data.result[2]' });
+    const cut = parseTwice(grouped, undefined, undefined, { reread: () => chunked(grouped.slice(0, grouped.indexOf('"GPU-h2-0"'))) });
+    await expect(cut).rejects.toMatchObject({ message, location: 'data.result[4]' });
+  });
+
+  it('parses each series whole in the second read: a point the first read did not parse can still be invalid', async () => {
+    const invalid = grouped.replace('[1700000060,"3"]', '[1700000060,"3"x]');
+    const attempt = parseTwice(invalid);
+    await expect(attempt).rejects.toThrow(/^not valid JSON: /);
+    await expect(attempt).rejects.toMatchObject({ location: 'data.result[2]' });
+  });
+
 });

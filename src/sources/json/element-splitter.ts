@@ -43,8 +43,11 @@ function isJsonWhitespace(code: number): boolean {
 export interface ElementSplitterHandlers {
   /** The array on the path opens (again, for a repeated key: drop what the earlier one gave). */
   onArrayStart(): void;
-  /** One element's text, with its index in the array and where it starts in the document. */
-  onElement(text: string, index: number, start: JsonPosition): void;
+  /**
+   * One element's text, with its index in the array and where it starts in the document: its
+   * line and column, and `offset`, the characters of the document before it.
+   */
+  onElement(text: string, index: number, start: JsonPosition, offset: number): void;
 }
 
 /** A place in the document: 1-based line, and 1-based column in characters. */
@@ -97,6 +100,8 @@ export class JsonElementSplitter {
   private arrayDepth = -1;
   /** Text of the element being read, across chunks; undefined between elements. */
   private elementParts: string[] | undefined;
+  /** Characters of elementParts. */
+  private elementLength = 0;
   /** The element being read is a string, number or literal: it ends at `,`, `]` or a blank. */
   private elementIsScalar = false;
   private elementIndex = 0;
@@ -109,6 +114,7 @@ export class JsonElementSplitter {
   private lineStart = 0;
   /** Where the element being read starts in the document. */
   private elementStart: JsonPosition = { line: 1, column: 1 };
+  private elementOffset = 0;
   /** Per element handed over: the envelope's length after its `0`, and the document position after the element. */
   private readonly anchorOffsets: number[] = [];
   private readonly anchorLines: number[] = [];
@@ -118,6 +124,16 @@ export class JsonElementSplitter {
     private readonly path: readonly string[],
     private readonly handlers: ElementSplitterHandlers,
   ) {}
+
+  /** Characters of the envelope kept so far (what `end` returns). */
+  get envelopeChars(): number {
+    return this.envelopeLength;
+  }
+
+  /** Characters of the element being read that earlier chunks held (0 between elements). */
+  get openElementChars(): number {
+    return this.elementLength;
+  }
 
   /** The value of a string member on the way to the array (`data.resultType`), once read. */
   stringAt(dottedPath: string): string | undefined {
@@ -207,7 +223,10 @@ export class JsonElementSplitter {
       }
     }
     if (stringFrom !== -1) this.stringParts!.push(chunk.slice(stringFrom));
-    if (elementFrom !== -1) this.elementParts!.push(chunk.slice(elementFrom));
+    if (elementFrom !== -1) {
+      this.elementParts!.push(chunk.slice(elementFrom));
+      this.elementLength += chunk.length - elementFrom;
+    }
     if (envelopeFrom !== -1) this.pushEnvelope(detached(chunk.slice(envelopeFrom)));
     this.consumed += chunk.length;
   }
@@ -261,6 +280,7 @@ export class JsonElementSplitter {
     if (envelopeFrom !== -1) this.pushEnvelope(detached(chunk.slice(envelopeFrom, at)));
     this.pushEnvelope('0');
     this.elementStart = this.positionAt(at);
+    this.elementOffset = this.consumed + at;
     this.elementParts = [];
     this.elementIsScalar = scalar;
     return -1;
@@ -270,12 +290,13 @@ export class JsonElementSplitter {
     const parts = this.elementParts!;
     if (from !== -1) parts.push(chunk.slice(from, to));
     this.elementParts = undefined;
+    this.elementLength = 0;
     this.elementIsScalar = false;
     const after = this.positionAt(to);
     this.anchorOffsets.push(this.envelopeLength);
     this.anchorLines.push(after.line);
     this.anchorColumns.push(after.column);
-    this.handlers.onElement(parts.length === 1 ? parts[0]! : parts.join(''), this.elementIndex, this.elementStart);
+    this.handlers.onElement(parts.length === 1 ? parts[0]! : parts.join(''), this.elementIndex, this.elementStart, this.elementOffset);
     this.elementIndex += 1;
   }
 

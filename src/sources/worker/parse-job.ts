@@ -7,7 +7,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { parseFileBlock } from '../file-blocks.js';
 import { sourceParsers } from '../index.js';
-import { openInput } from '../inputs.js';
+import { openInput, rereadOf } from '../inputs.js';
 import type { SourceParser } from '../types.js';
 import { CallEncoder } from './call-encoder.js';
 import { serializeError } from './errors.js';
@@ -31,7 +31,8 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
     const opened = await openInput(job.input);
     opened.setTextPieceBytes(parser.textPieceBytes);
     try {
-      const result = await parser.parse(poster.flushingBetween(opened.chunks), job.context, poster.encoder);
+      const context = { ...job.context, reread: rereadOf(job.input, parser.textPieceBytes) };
+      const result = await parser.parse(poster.flushingBetween(opened.chunks), context, poster.encoder);
       await poster.flush();
       poster.post({ type: 'done', records: result.records });
     } finally {

@@ -23,8 +23,10 @@ function split(text: string, cuts: number[] = []): Split {
       starts += 1;
       elements = [];
     },
-    onElement: (element, index) => {
+    onElement: (element, index, _start, offset) => {
       expect(index).toBe(elements.length);
+      // Where it stands in the document, by characters before it: a second read can cut it out there.
+      expect(text.slice(offset, offset + element.length)).toBe(element);
       elements.push(JSON.parse(element));
     },
   });
