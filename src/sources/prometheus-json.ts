@@ -447,9 +447,20 @@ class AnswerReader implements ElementReader {
   private sendDevice(key: string, { devices, sink, warn }: Output): void {
     const group = this.byDevice.get(key);
     if (group === undefined) return;
-    const byTime = new Map<number, DeviceReadings>();
-    for (const series of group.series) this.readPoints(series, group.device, byTime, warn);
-    for (const time of [...byTime.keys()].sort((a, b) => a - b)) sendReadings(byTime.get(time)!, time, devices, sink);
+    const steps = commonSteps(group.series);
+    if (steps !== undefined) {
+      // The usual range answer: the same steps in every series, so a time's values stand at the same position in each.
+      for (let position = 0; position < steps.length; position += 1) {
+        const entry = emptyReadings(group.device);
+        for (const { pod, field, values } of group.series) recordSeries(entry, pod, field, reading(values[position]!));
+        sendReadings(entry, steps[position], devices, sink);
+      }
+      this.points += steps.length * group.series.length;
+    } else {
+      const byTime = new Map<number, DeviceReadings>();
+      for (const series of group.series) this.readPoints(series, group.device, byTime, warn);
+      for (const time of [...byTime.keys()].sort((a, b) => a - b)) sendReadings(byTime.get(time)!, time, devices, sink);
+    }
     this.byDevice.delete(key);
     this.heldBytes -= group.bytes;
     this.sentSincePause = true;
@@ -547,9 +558,26 @@ class AnswerReader implements ElementReader {
         entry = emptyReadings(device);
         byTime.set(time, entry);
       }
-      recordSeries(entry, pod, field, Number.isNaN(value) ? undefined : value);
+      recordSeries(entry, pod, field, reading(value));
     }
   }
+}
+
+/** A value as recordSeries takes it: NaN marks none. */
+function reading(value: number): number | undefined {
+  return Number.isNaN(value) ? undefined : value;
+}
+
+/**
+ * The times of a device's series where they are one array (AnswerReader.read keeps equal
+ * times once) that rises step by step and no point is odd: then its values can be merged by
+ * position, as the map by time would merge them. Else undefined.
+ */
+function commonSteps(series: readonly DcgmSeries[]): Float64Array | undefined {
+  const times = series[0]?.times;
+  if (times === undefined || series.some((one) => one.times !== times || one.odd !== undefined)) return undefined;
+  for (let position = 1; position < times.length; position += 1) if (!(times[position - 1]! < times[position]!)) return undefined;
+  return times;
 }
 
 function sameNumbers(a: Float64Array, b: Float64Array): boolean {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/model/errors.js';
 import { ANSWER_LIMITS, prometheusJson, prometheusJsonParser } from '../../src/sources/prometheus-json.js';
@@ -76,6 +77,29 @@ describe('prometheus-json parse', () => {
   it('reads the same answer whatever its chunks', async () => {
     const text = answer('matrix', [{ metric: { __name__: 'DCGM_FI_DEV_GPU_UTIL', ...GPU_A }, values: [[1700000000, '10'], [1700000060, '20']] }]);
     expect((await parseText(prometheusJson, text, [1])).sink).toEqual((await parseText(prometheusJson, text)).sink);
+  });
+
+  it('sends series with the same steps merged by position, as it merges series whose points come in any order by time', async () => {
+    const metrics = ['DCGM_FI_DEV_GPU_UTIL', 'DCGM_FI_DEV_FB_USED', 'DCGM_FI_DEV_POWER_USAGE'];
+    const value = fc.oneof(fc.integer({ min: 0, max: 100 }).map(String), fc.constant('NaN'));
+    const answers = fc.record({
+      steps: fc.uniqueArray(fc.integer({ min: 1_700_000_000, max: 1_700_001_000 }), { minLength: 1, maxLength: 5 }).map((times) => times.toSorted((a, b) => a - b)),
+      devices: fc.array(fc.record({ gpu: fc.constantFrom('0', '1', '2'), metric: fc.constantFrom(...metrics), pod: fc.boolean(), seed: fc.array(value, { minLength: 5, maxLength: 5 }) }), { minLength: 1, maxLength: 6 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(answers, async ({ steps, devices }) => {
+        const series = devices.map(({ gpu, metric, pod, seed }) => ({
+          metric: { __name__: metric, Hostname: 'h', UUID: `GPU-${gpu}`, gpu, ...(pod ? { pod: 'p', namespace: 'n' } : {}) },
+          values: steps.map((time, position) => [time, seed[position]!]),
+        }));
+        const reversed = series.map((one) => ({ ...one, values: one.values.toReversed() }));
+        const inOrder = await parseText(prometheusJson, answer('matrix', series));
+        const anyOrder = await parseText(prometheusJson, answer('matrix', reversed));
+        expect(inOrder.sink).toEqual(anyOrder.sink);
+        expect(inOrder.result).toEqual(anyOrder.result);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('reads the exporter pod mapping as assignments at each timestamp', async () => {
