@@ -61,6 +61,7 @@ const etreePull = pythonPeer('python-etree-pull', 'Python ElementTree, XMLPullPa
 const pythonCsv = pythonPeer('python-csv', 'Python csv', 'csv_stats.py');
 const pythonPrometheus = pythonPeer('python-prometheus-client', 'Python prometheus_client.parser', 'prom_client.py');
 const pythonJson = pythonPeer('python-json', 'Python json.load', 'k8s_json.py');
+const pythonJsonAnswer = pythonPeer('python-json-answer', 'Python json.load', 'prom_json.py');
 const promtool: Contender = {
   id: 'promtool',
   label: 'promtool check metrics',
@@ -77,6 +78,8 @@ export function contendersFor(input: BenchInput): Contender[] {
       return [gpuAudit, floor, pythonCsv];
     case 'kubernetes-list':
       return [gpuAuditWithList, floor, pythonJson];
+    case 'prometheus-answer':
+      return [gpuAudit, floor, pythonJsonAnswer];
     case 'dcgm-exposition':
       // promtool checks one page; on concatenated scrapes it reports duplicate series and stops.
       return input.id === 'dcgm-scrape' ? [gpuAudit, floor, pythonPrometheus, promtool] : [gpuAudit, floor, pythonPrometheus];

@@ -17,7 +17,7 @@ export interface DcgmFleetOptions {
 const GPUS_PER_NODE = 8;
 const SCRAPE_INTERVAL_MS = 30_000;
 /** 2026-11-02T00:00:00Z, the demo fleet's Monday. */
-const FIRST_SCRAPE_MS = Date.UTC(2026, 10, 2);
+export const FIRST_SCRAPE_MS = Date.UTC(2026, 10, 2);
 const DRIVER_VERSION = '550.127.05';
 /** HGX H100 board, as DGX H100 enumerates it. */
 const BUS_IDS = ['18', '2A', '3A', '5D', '9A', 'AB', 'BA', 'DB'].map((bus) => `00000000:${bus}:00.0`);
@@ -40,19 +40,19 @@ const MODELS: readonly GpuModel[] = [
 ];
 
 /** One scrape's reading of one GPU. */
-interface Reading {
+export interface Reading {
   utilizationPct: number;
   fbUsedMiB: number;
   powerW: number;
   energyMj: number;
 }
 
-type Metric = readonly [name: string, type: 'gauge' | 'counter', help: string, value: (gpu: FleetGpu, reading: Reading) => string];
+export type Metric = readonly [name: string, type: 'gauge' | 'counter', help: string, value: (gpu: FleetGpu, reading: Reading) => string];
 
 const ratio = (value: number): string => value.toFixed(6);
 
 /** The exporter's default counters (HELP texts as in the corpus scrapes), twenty of them. */
-const METRICS: readonly Metric[] = [
+export const METRICS: readonly Metric[] = [
   ['DCGM_FI_DEV_SM_CLOCK', 'gauge', 'SM clock frequency (in MHz).', (gpu, r) => String(r.utilizationPct > 0 ? gpu.model.maxSmClockMHz : 345)],
   ['DCGM_FI_DEV_MEM_CLOCK', 'gauge', 'Memory clock frequency (in MHz).', (gpu) => String(gpu.model.memClockMHz)],
   ['DCGM_FI_DEV_MEMORY_TEMP', 'gauge', 'Memory temperature (in C).', (_gpu, r) => String(Math.round(35 + r.powerW * 0.03))],
@@ -78,10 +78,12 @@ const METRICS: readonly Metric[] = [
 /** How a GPU is used across scrapes: a share of the fleet idles, trains steadily, or serves in bursts. */
 type Usage = 'idle' | 'training' | 'serving';
 
-interface FleetGpu {
+export interface FleetGpu {
   model: GpuModel;
   usage: Usage;
-  /** Labels after the metric name, `{...}`, sorted by name as /federate prints them. */
+  /** The series' labels but the metric name, sorted by name. */
+  labelPairs: ReadonlyArray<readonly [name: string, value: string]>;
+  /** Them after the metric name, `{...}`, as /federate prints them. */
   labels: string;
   steadyMiB: number;
   energyMj: number;
@@ -92,7 +94,8 @@ const POD_NAMES: Record<Exclude<Usage, 'idle'>, readonly [namespace: string, pod
   serving: ['inference', 'vllm-chat-7d9f8c6b5d', 'vllm'],
 };
 
-function buildFleet(gpuCount: number, random: SeededRandom): FleetGpu[] {
+/** The fleet of `gpuCount` GPUs: models, usage and labels drawn from `random`. */
+export function buildFleet(gpuCount: number, random: SeededRandom): FleetGpu[] {
   const gpus: FleetGpu[] = [];
   for (let index = 0; index < gpuCount; index += 1) {
     const node = Math.floor(index / GPUS_PER_NODE);
@@ -121,6 +124,7 @@ function buildFleet(gpuCount: number, random: SeededRandom): FleetGpu[] {
     gpus.push({
       model,
       usage,
+      labelPairs: labels,
       labels: `{${labels.map(([name, value]) => `${name}="${value}"`).join(',')}}`,
       steadyMiB: Math.round(model.fbTotalMiB * random.float(0.55, 0.9)),
       energyMj: random.int(1e9, 9e10),
@@ -129,7 +133,8 @@ function buildFleet(gpuCount: number, random: SeededRandom): FleetGpu[] {
   return gpus;
 }
 
-function read(gpu: FleetGpu, random: SeededRandom): Reading {
+/** A GPU's reading at the next scrape, `intervalMs` after the one before (its energy counter moves on). */
+export function readGpu(gpu: FleetGpu, random: SeededRandom, intervalMs = SCRAPE_INTERVAL_MS): Reading {
   let utilizationPct = 0;
   let fbUsedMiB = 0;
   if (gpu.usage === 'training') {
@@ -140,7 +145,7 @@ function read(gpu: FleetGpu, random: SeededRandom): Reading {
     fbUsedMiB = gpu.steadyMiB;
   }
   const powerW = gpu.model.idlePowerW + (gpu.model.maxPowerW - gpu.model.idlePowerW) * (utilizationPct / 100) * random.float(0.8, 0.95);
-  gpu.energyMj += Math.round(powerW * SCRAPE_INTERVAL_MS);
+  gpu.energyMj += Math.round(powerW * intervalMs);
   return { utilizationPct, fbUsedMiB, powerW, energyMj: gpu.energyMj };
 }
 
@@ -150,7 +155,7 @@ export function writeDcgmFederation(out: ChunkWriter, options: DcgmFleetOptions)
   const fleet = buildFleet(options.gpuCount, random);
   for (let scrape = 0; ; scrape += 1) {
     const suffix = ` ${FIRST_SCRAPE_MS + scrape * SCRAPE_INTERVAL_MS}\n`;
-    const readings = fleet.map((gpu) => read(gpu, random));
+    const readings = fleet.map((gpu) => readGpu(gpu, random));
     for (const [name, type, help, value] of METRICS) {
       out.write(`# HELP ${name} ${help}\n# TYPE ${name} ${type}\n`);
       const lines: string[] = [];

@@ -8,10 +8,11 @@ import path from 'node:path';
 import { writeDcgmFederation } from './dcgm-exposition.js';
 import { writeKubernetesList } from './kubernetes-list.js';
 import { writeNvidiaSmiXmlLog } from './nvidia-smi-xml-log.js';
+import { RANGE_STEP_SECONDS, writePrometheusRangeAnswer } from './prometheus-answer.js';
 import { writeQueryGpuCsvLog } from './query-gpu-csv-log.js';
 import { generateOnce, type ChunkWriter, type GeneratedMarker } from './writer.js';
 
-export type InputFormat = 'nvidia-smi-xml' | 'dcgm-exposition' | 'query-gpu-csv' | 'kubernetes-list';
+export type InputFormat = 'nvidia-smi-xml' | 'dcgm-exposition' | 'prometheus-answer' | 'query-gpu-csv' | 'kubernetes-list';
 
 export interface BenchInput {
   id: string;
@@ -30,6 +31,8 @@ const GENERATOR_VERSION = 1;
 export function benchInputs(scale: number): BenchInput[] {
   const bytes = (megabytes: number): number => Math.max(1, Math.round(megabytes * MB * scale));
   const fleetGpus = Math.max(8, Math.round(10_000 * scale));
+  const rangeGpus = Math.max(8, Math.round(200 * scale));
+  const rangeSteps = (24 * 3600) / RANGE_STEP_SECONDS;
   const inputs: BenchInput[] = [
     {
       id: 'xml-log',
@@ -54,6 +57,14 @@ export function benchInputs(scale: number): BenchInput[] {
       fileName: `dcgm-${fleetGpus}gpu-scrapes-${scale}.prom`,
       recipe: { generator: 'dcgm-exposition', version: GENERATOR_VERSION, gpuCount: fleetGpus, targetBytes: bytes(1000) },
       produce: (out) => writeDcgmFederation(out, { gpuCount: fleetGpus, targetBytes: bytes(1000) }),
+    },
+    {
+      id: 'prometheus-range',
+      format: 'prometheus-answer',
+      title: `Prometheus query_range answer, ${rangeGpus} GPUs x 20 metrics, 24 h at 30 s`,
+      fileName: `prometheus-${rangeGpus}gpu-range-${scale}.json`,
+      recipe: { generator: 'prometheus-answer', version: GENERATOR_VERSION, gpuCount: rangeGpus, steps: rangeSteps },
+      produce: (out) => writePrometheusRangeAnswer(out, { gpuCount: rangeGpus, steps: rangeSteps }),
     },
     {
       id: 'csv-log',

@@ -449,10 +449,14 @@ class AnswerReader implements ElementReader {
     if (group === undefined) return;
     const steps = commonSteps(group.series);
     if (steps !== undefined) {
-      // The usual range answer: the same steps in every series, so a time's values stand at the same position in each.
+      // The usual range answer: the same steps in every series, so a time's values stand at the
+      // same position in each, and every time has every series' pod.
+      const withPods = emptyReadings(group.device);
+      for (const { pod } of group.series) recordSeries(withPods, pod, undefined, undefined);
       for (let position = 0; position < steps.length; position += 1) {
         const entry = emptyReadings(group.device);
-        for (const { pod, field, values } of group.series) recordSeries(entry, pod, field, reading(values[position]!));
+        for (const { field, values } of group.series) recordSeries(entry, undefined, field, reading(values[position]!));
+        entry.pods = withPods.pods;
         sendReadings(entry, steps[position], devices, sink);
       }
       this.points += steps.length * group.series.length;

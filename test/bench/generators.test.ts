@@ -132,6 +132,36 @@ describe('the --query-gpu CSV log', () => {
   });
 });
 
+describe('the Prometheus query_range answer', () => {
+  interface Series {
+    metric: Record<string, string>;
+    values: [number, string][];
+  }
+
+  it('holds a series per GPU and metric, labels sorted by name, series sorted by labels: a GPU\'s 20 together', () => {
+    const file = ensureInput(benchInputs(SCALE).find((input) => input.id === 'prometheus-range')!, first).file;
+    const answer = JSON.parse(readFileSync(file, 'utf8')) as { status: string; data: { resultType: string; result: Series[] } };
+    expect([answer.status, answer.data.resultType]).toEqual(['success', 'matrix']);
+    const { result } = answer.data;
+    // 8 GPUs at this scale, 20 metrics each.
+    expect(result).toHaveLength(8 * 20);
+    const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+    for (const { metric } of result) expect(Object.keys(metric)).toEqual(Object.keys(metric).sort(byName));
+    const keys = result.map(({ metric }) => Object.entries(metric).map(([name, value]) => `${name}\u0000${value}`).join('\u0001'));
+    expect(keys).toEqual([...keys].sort(byName));
+    const uuids = result.map(({ metric }) => metric.UUID);
+    expect(new Set(uuids).size).toBe(8);
+    for (let gpu = 0; gpu < 8; gpu += 1) expect(new Set(uuids.slice(gpu * 20, gpu * 20 + 20)).size).toBe(1);
+    // A day at a 30 s step from 2026-11-02T00:00:00Z, in Unix seconds; values as strings.
+    for (const { values } of result) {
+      expect(values).toHaveLength(2880);
+      expect(values[0]![0]).toBe(1_793_577_600);
+      expect(values[2879]![0]).toBe(1_793_577_600 + 2879 * 30);
+      expect(values.every(([, value]) => typeof value === 'string' && Number.isFinite(Number(value)))).toBe(true);
+    }
+  });
+});
+
 describe('the Kubernetes list', () => {
   it('holds the 8-GPU nodes of the fleet, a CPU node per five of them, and their pods, as kubectl indents them', async () => {
     const input = benchInputs(SCALE).find((candidate) => candidate.id === 'k8s-list')!;

@@ -99,6 +99,13 @@ describe('the Python peers compute gpu-audit figures', () => {
     expectSameFigures(peerFigures('prom_client.py', file), ours);
   });
 
+  it('json on the generated Prometheus query_range answer', async () => {
+    const { file } = generated.get('prometheus-range')!;
+    const ours = await gpuAuditFigures(file);
+    expect(Object.keys(ours)).toHaveLength(8);
+    expectSameFigures(peerFigures('prom_json.py', file), ours);
+  });
+
   it('json on the generated Kubernetes list: GPU nodes, their GPUs, and the GPUs running pods request', async () => {
     const { file } = generated.get('k8s-list')!;
     const run = spawnSync(PYTHON, [path.join(repoRoot, 'bench/peers/k8s_json.py'), file], { encoding: 'utf8' });
