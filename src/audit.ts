@@ -335,7 +335,7 @@ async function readInput(
         result = await worker.parseInWorker({ input, format: parser.format, context }, sourceSink);
       }
     } else {
-      result = await parser.parse(opened.chunks, { ...context, reread: rereadOf(input, parser.textPieceBytes) }, sourceSink);
+      result = await parser.parse(opened.chunks, { ...context, reread: rereadOf(input, opened, parser.textPieceBytes) }, sourceSink);
     }
     if (warningCount > warnings.length) warnings.push(`… and ${warningCount - warnings.length} more warnings`);
     return { ref: input.ref, format: parser.format, records: result.records, warnings };

@@ -193,11 +193,12 @@ export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = 
 }
 
 /**
- * SourceContext.reread of an input: the file opened again, its text in pieces of
- * `textPieceBytes` (SourceParser.textPieceBytes); undefined for standard input.
+ * SourceContext.reread of an opened input: the file opened again, its text in pieces of
+ * `textPieceBytes` (SourceParser.textPieceBytes). Undefined unless it was opened as a regular
+ * file (`opened.bytes`): standard input is read once.
  */
-export function rereadOf(input: InputRef, textPieceBytes: number | undefined): (() => AsyncIterable<string>) | undefined {
-  if (input.path === undefined) return undefined;
+export function rereadOf(input: InputRef, opened: Pick<OpenedInput, 'bytes'>, textPieceBytes: number | undefined): (() => AsyncIterable<string>) | undefined {
+  if (input.path === undefined || opened.bytes === undefined) return undefined;
   return async function* reread() {
     const opened = await openInput(input);
     opened.setTextPieceBytes(textPieceBytes);

@@ -184,19 +184,22 @@ async function readPlannedElements(chunks: AsyncIterable<string>, file: string, 
       if (end > chunkEnd) break;
       const text = parts.length === 1 ? parts[0]! : parts.join('');
       parts = [];
-      let item: unknown;
-      try {
-        item = JSON.parse(text) as unknown;
-      } catch (error) {
-        throw new InputError(`not valid JSON: ${(error as Error).message}`, { file, location: `data.result[${next}]`, cause: error });
-      }
-      reader.plannedElement(item, next);
+      reader.plannedElement(parseElement(text, file, next), next);
       next += 1;
     }
     consumed = chunkEnd;
     await reader.between();
   }
   if (next < starts.length) throw fileChanged(file, `data.result[${next}]`);
+}
+
+/** JSON.parse of the element of data.result at `index`, whose syntax error names it. */
+function parseElement(text: string, file: string, index: number): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new InputError(`not valid JSON: ${(error as Error).message}`, { file, location: `data.result[${index}]`, cause: error });
+  }
 }
 
 /** A file whose second read differs from its first. */
@@ -410,13 +413,7 @@ class AnswerReader implements ElementReader {
   finishReading(resultType: 'vector' | 'matrix', warn: Warn): void {
     for (const [text, index] of this.waiting) {
       this.heldBytes -= text.length;
-      let item: unknown;
-      try {
-        item = JSON.parse(text) as unknown;
-      } catch (error) {
-        throw new InputError(`not valid JSON: ${(error as Error).message}`, { file: this.context.ref, cause: error });
-      }
-      this.read(item, index, resultType);
+      this.read(parseElement(text, this.context.ref, index), index, resultType);
     }
     this.waiting = [];
     for (const [location, message] of this.deferred) warn(location, message);

@@ -181,13 +181,15 @@ describe('rereadOf', () => {
       const input = { ref: name, path: path.join(root, name), discovered: false };
       const first = await openInput(input);
       first.setTextPieceBytes(1000);
-      const reread = rereadOf(input, 1000)!;
+      const reread = rereadOf(input, first, 1000)!;
       expect(await piecesOf(reread())).toEqual(await piecesOf(first.chunks));
       expect(await readAll(reread())).toBe(text);
     }
   });
 
-  it('is absent for standard input, which can be read once', () => {
-    expect(rereadOf({ ref: '-', path: undefined, discovered: false }, undefined)).toBeUndefined();
+  it('is absent for standard input, and for anything not opened as a regular file, which can be read once', async () => {
+    const stdin = { ref: '-', path: undefined, discovered: false };
+    expect(rereadOf(stdin, await openInput(stdin, Readable.from([Buffer.from('{}')])), undefined)).toBeUndefined();
+    expect(rereadOf({ ref: 'a.json', path: 'a.json', discovered: false }, { bytes: undefined }, undefined)).toBeUndefined();
   });
 });

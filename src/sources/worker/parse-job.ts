@@ -31,7 +31,7 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
     const opened = await openInput(job.input);
     opened.setTextPieceBytes(parser.textPieceBytes);
     try {
-      const context = { ...job.context, reread: rereadOf(job.input, parser.textPieceBytes) };
+      const context = { ...job.context, reread: rereadOf(job.input, opened, parser.textPieceBytes) };
       const result = await parser.parse(poster.flushingBetween(opened.chunks), context, poster.encoder);
       await poster.flush();
       poster.post({ type: 'done', records: result.records });
