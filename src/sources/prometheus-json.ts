@@ -74,6 +74,12 @@ const OPEN_BRACKET = 0x5b;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
+const COMMA = 0x2c;
+const CLOSE_BRACKET = 0x5d;
+const DOT = 0x2e;
+const DIGIT_0 = 0x30;
+const DIGIT_1 = 0x31;
+const DIGIT_9 = 0x39;
 
 type JsonObject = Record<string, unknown>;
 
@@ -184,7 +190,7 @@ async function readPlannedElements(chunks: AsyncIterable<string>, file: string, 
       if (end > chunkEnd) break;
       const text = parts.length === 1 ? parts[0]! : parts.join('');
       parts = [];
-      reader.plannedElement(parseElement(text, file, next), next);
+      reader.plannedElement(parseElement(text, file, next, plan.resultType), next);
       next += 1;
     }
     consumed = chunkEnd;
@@ -193,10 +199,10 @@ async function readPlannedElements(chunks: AsyncIterable<string>, file: string, 
   if (next < starts.length) throw fileChanged(file, `data.result[${next}]`);
 }
 
-/** JSON.parse of the element of data.result at `index`, whose syntax error names it. */
-function parseElement(text: string, file: string, index: number): unknown {
+/** The element of data.result at `index`, parsed (a matrix series scanned where scanSeries can), a syntax error naming it. */
+function parseElement(text: string, file: string, index: number, resultType: 'vector' | 'matrix'): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return (resultType === 'matrix' ? scanSeries(text) : undefined) ?? (JSON.parse(text) as unknown);
   } catch (error) {
     throw new InputError(`not valid JSON: ${(error as Error).message}`, { file, location: `data.result[${index}]`, cause: error });
   }
@@ -217,24 +223,132 @@ function deviceKeyOfSeries(text: string, host: string): string | undefined {
 }
 
 /**
- * An element's "metric" member. Where the element starts with it and it holds no object or
- * array (a label set: strings), only its text is parsed; else the whole element.
+ * Where an element's "metric" object stands, `[start, end)`, when the element starts with it
+ * and it holds no object or array (a label set: strings); else undefined.
  */
-function metricOf(text: string): unknown {
+function metricSpan(text: string): [start: number, end: number] | undefined {
   let at = skipBlanks(text, 0);
-  if (text.charCodeAt(at) === OPEN_BRACE) {
-    at = skipBlanks(text, at + 1);
-    if (text.startsWith('"metric"', at)) {
-      at = skipBlanks(text, at + '"metric"'.length);
-      if (text.charCodeAt(at) === COLON) {
-        at = skipBlanks(text, at + 1);
-        const end = text.charCodeAt(at) === OPEN_BRACE ? flatObjectEnd(text, at) : -1;
-        if (end !== -1) return JSON.parse(text.slice(at, end)) as unknown;
-      }
-    }
-  }
+  if (text.charCodeAt(at) !== OPEN_BRACE) return undefined;
+  at = skipBlanks(text, at + 1);
+  if (!text.startsWith('"metric"', at)) return undefined;
+  at = skipBlanks(text, at + '"metric"'.length);
+  if (text.charCodeAt(at) !== COLON) return undefined;
+  at = skipBlanks(text, at + 1);
+  const end = text.charCodeAt(at) === OPEN_BRACE ? flatObjectEnd(text, at) : -1;
+  return end === -1 ? undefined : [at, end];
+}
+
+/** An element's "metric" member: its text alone parsed where metricSpan finds it, else the whole element. */
+function metricOf(text: string): unknown {
+  const span = metricSpan(text);
+  if (span !== undefined) return JSON.parse(text.slice(span[0], span[1])) as unknown;
   const item = JSON.parse(text) as unknown;
   return isObject(item) ? item.metric : undefined;
+}
+
+/** The points of a series as scanSeries reads them: times in epoch ms, values as their text. */
+class ScannedPoints {
+  constructor(
+    readonly times: Float64Array,
+    readonly values: readonly string[],
+  ) {}
+}
+
+/**
+ * A matrix series in the form Prometheus writes it, `{"metric":{...},"values":[[<time>,"<value>"],...]}`
+ * (blanks allowed between tokens), read without JSON.parse making an array, a number and a
+ * string of every point, which was half the time of a large answer: the metric is parsed alone,
+ * the points scanned. Undefined for any other form, or a point the scan does not take (a time
+ * other than digits with an optional fraction, a value with an escape or a control character):
+ * the element is then parsed whole. So what the scan takes, JSON.parse takes too, and reads
+ * the same (a test holds them to each other).
+ */
+function scanSeries(text: string): { metric: unknown; values: ScannedPoints } | undefined {
+  const span = metricSpan(text);
+  if (span === undefined) return undefined;
+  let at = skipBlanks(text, span[1]);
+  if (text.charCodeAt(at) !== COMMA) return undefined;
+  at = skipBlanks(text, at + 1);
+  if (!text.startsWith('"values"', at)) return undefined;
+  at = skipBlanks(text, at + '"values"'.length);
+  if (text.charCodeAt(at) !== COLON) return undefined;
+  at = skipBlanks(text, at + 1);
+  if (text.charCodeAt(at) !== OPEN_BRACKET) return undefined;
+  at = skipBlanks(text, at + 1);
+  const times: number[] = [];
+  const values: string[] = [];
+  if (text.charCodeAt(at) === CLOSE_BRACKET) at += 1;
+  else {
+    for (;;) {
+      if (text.charCodeAt(at) !== OPEN_BRACKET) return undefined;
+      at = skipBlanks(text, at + 1);
+      const timeEnd = plainNumberEnd(text, at);
+      if (timeEnd === -1) return undefined;
+      // Whole seconds, as Prometheus writes a step's times, are summed here; anything else goes to Number().
+      const whole = timeEnd - at <= MAX_EXACT_DIGITS ? wholeNumberAt(text, at, timeEnd) : Number.NaN;
+      const seconds = Number.isNaN(whole) ? Number(text.slice(at, timeEnd)) : whole;
+      at = skipBlanks(text, timeEnd);
+      if (text.charCodeAt(at) !== COMMA) return undefined;
+      at = skipBlanks(text, at + 1);
+      if (text.charCodeAt(at) !== QUOTE) return undefined;
+      const quote = plainStringEnd(text, at + 1);
+      if (quote === -1) return undefined;
+      times.push(Math.round(seconds * 1000));
+      values.push(text.slice(at + 1, quote));
+      at = skipBlanks(text, quote + 1);
+      if (text.charCodeAt(at) !== CLOSE_BRACKET) return undefined;
+      at = skipBlanks(text, at + 1);
+      const next = text.charCodeAt(at);
+      if (next === CLOSE_BRACKET) break;
+      if (next !== COMMA) return undefined;
+      at = skipBlanks(text, at + 1);
+    }
+    at += 1;
+  }
+  at = skipBlanks(text, at);
+  if (text.charCodeAt(at) !== CLOSE_BRACE || skipBlanks(text, at + 1) !== text.length) return undefined;
+  return { metric: JSON.parse(text.slice(span[0], span[1])) as unknown, values: new ScannedPoints(Float64Array.from(times), values) };
+}
+
+/** The end of a JSON number of digits, not starting with 0, with an optional fraction, at `from`; -1 where there is none. */
+function plainNumberEnd(text: string, from: number): number {
+  let at = from;
+  const first = text.charCodeAt(at);
+  if (first < DIGIT_1 || first > DIGIT_9) return -1;
+  while (isDigit(text.charCodeAt(at))) at += 1;
+  if (text.charCodeAt(at) !== DOT) return at;
+  const fraction = at + 1;
+  at = fraction;
+  while (isDigit(text.charCodeAt(at))) at += 1;
+  return at === fraction ? -1 : at;
+}
+
+/** Digits of a whole number summed exactly in a double (below 2^53). */
+const MAX_EXACT_DIGITS = 15;
+
+/** The digits text[from, to) as a number; NaN where another character stands among them. */
+function wholeNumberAt(text: string, from: number, to: number): number {
+  let value = 0;
+  for (let at = from; at < to; at += 1) {
+    const code = text.charCodeAt(at);
+    if (!isDigit(code)) return Number.NaN;
+    value = value * 10 + (code - DIGIT_0);
+  }
+  return value;
+}
+
+function isDigit(code: number): boolean {
+  return code >= DIGIT_0 && code <= DIGIT_9;
+}
+
+/** The quote that ends a JSON string whose text starts at `from` and has no escape or control character; -1 otherwise. */
+function plainStringEnd(text: string, from: number): number {
+  for (let at = from; at < text.length; at += 1) {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) return at;
+    if (code === BACKSLASH || code < 0x20) return -1;
+  }
+  return -1;
 }
 
 function skipBlanks(text: string, from: number): number {
@@ -404,7 +518,7 @@ class AnswerReader implements ElementReader {
       this.waiting.push([text, index]);
       this.hold(text.length);
     } else if (resultType === 'vector' || resultType === 'matrix') {
-      this.read(JSON.parse(text) as unknown, index, resultType);
+      this.read(parseElement(text, this.context.ref, index, resultType), index, resultType);
     }
     // Any other resultType: the envelope's check refuses the answer.
   }
@@ -413,7 +527,7 @@ class AnswerReader implements ElementReader {
   finishReading(resultType: 'vector' | 'matrix', warn: Warn): void {
     for (const [text, index] of this.waiting) {
       this.heldBytes -= text.length;
-      this.read(parseElement(text, this.context.ref, index), index, resultType);
+      this.read(parseElement(text, this.context.ref, index, resultType), index, resultType);
     }
     this.waiting = [];
     for (const [location, message] of this.deferred) warn(location, message);
@@ -495,7 +609,7 @@ class AnswerReader implements ElementReader {
     this.checkPlanned(read.device.key, index);
 
     const points = resultType === 'vector' ? [item.value] : item.values;
-    if (!Array.isArray(points)) {
+    if (!(points instanceof ScannedPoints) && !Array.isArray(points)) {
       this.say(location, `${name} has no ${resultType === 'vector' ? '"value"' : '"values"'} (a native histogram?); skipped`);
       return;
     }
@@ -587,23 +701,31 @@ function sameNumbers(a: Float64Array, b: Float64Array): boolean {
   return true;
 }
 
-/** A series with its points read into numbers (see DcgmSeries). */
-function seriesOf(name: string, location: string, field: DcgmField | undefined, pod: PodLabels | undefined, points: unknown[]): DcgmSeries {
-  const times = new Float64Array(points.length);
-  const values = new Float64Array(points.length);
+/** A series with its points read into numbers (see DcgmSeries): parsed points, or scanned ones (scanSeries). */
+function seriesOf(name: string, location: string, field: DcgmField | undefined, pod: PodLabels | undefined, points: unknown[] | ScannedPoints): DcgmSeries {
+  const scanned = points instanceof ScannedPoints ? points : undefined;
+  const count = scanned?.times.length ?? (points as unknown[]).length;
+  const times = scanned?.times ?? new Float64Array(count);
+  const values = new Float64Array(count);
   let odd: Map<number, OddPoint> | undefined;
-  for (let position = 0; position < points.length; position += 1) {
-    const raw = points[position];
-    const point = readPoint(raw);
-    if (point === undefined) {
-      (odd ??= new Map()).set(position, { malformed: JSON.stringify(raw) });
-      continue;
+  for (let position = 0; position < count; position += 1) {
+    let text: string;
+    if (scanned !== undefined) {
+      text = scanned.values[position]!;
+    } else {
+      const raw = (points as unknown[])[position];
+      const point = readPoint(raw);
+      if (point === undefined) {
+        (odd ??= new Map()).set(position, { malformed: JSON.stringify(raw) });
+        continue;
+      }
+      times[position] = point.time;
+      text = point.value;
     }
-    times[position] = point.time;
-    const value = field === undefined ? undefined : readDcgmValue(point.value, field);
+    const value = field === undefined ? undefined : readDcgmValue(text, field);
     // A reading is never NaN (readDcgmValue gives NaN only for text that is not one), so NaN marks none.
     values[position] = value ?? Number.NaN;
-    if (Number.isNaN(value)) (odd ??= new Map()).set(position, { notReading: point.value });
+    if (Number.isNaN(value)) (odd ??= new Map()).set(position, { notReading: text });
   }
   return { name, location, field, pod, times, values, odd };
 }

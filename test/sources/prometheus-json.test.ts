@@ -102,6 +102,34 @@ describe('prometheus-json parse', () => {
     );
   });
 
+  it('reads a series it scans as it reads one parsed whole: any labels, times, values and spacing', async () => {
+    const text = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('a"b', 'a\\b', 'é', '\u0001', ']},[{'));
+    const time = fc.oneof(fc.integer({ min: 1, max: 2_000_000_000 }), fc.double({ min: 1, max: 2e9, noNaN: true }), fc.constantFrom(0, 1e21, -5));
+    const value = fc.oneof(fc.integer({ min: 0, max: 1e6 }).map(String), fc.double({ min: 0, max: 1e6, noNaN: true }).map(String), text, fc.constantFrom('NaN', '+Inf', '1e3', '9223372036854775794'));
+    const point = fc.oneof({ weight: 8, arbitrary: fc.tuple(time, value) }, { weight: 1, arbitrary: fc.constantFrom([1700000000], [1700000000, 5], 'x', null) });
+    const series = fc.record({
+      metric: fc.record({ __name__: fc.constantFrom('DCGM_FI_DEV_GPU_UTIL', 'DCGM_FI_DEV_FB_USED', 'up'), UUID: fc.constantFrom('GPU-a', 'GPU-b'), gpu: fc.constantFrom('0', '1'), other: text }),
+      values: fc.array(point, { maxLength: 6 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(series, { minLength: 1, maxLength: 4 }), fc.constantFrom(undefined, 1, '\t'), async (result, indent) => {
+        const scanned = JSON.stringify({ status: 'success', data: { resultType: 'matrix', result } }, null, indent);
+        // A member after "values" is not the form the scan takes: the same series, parsed whole.
+        const whole = JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: result.map((one) => ({ ...one, after: 0 })) } }, null, indent);
+        const read = async (answerText: string): Promise<unknown> => {
+          try {
+            const { sink, result: parsed } = await parseText(prometheusJson, answerText, [97]);
+            return { sink, parsed };
+          } catch (error) {
+            return (error as Error).message;
+          }
+        };
+        expect(await read(scanned)).toEqual(await read(whole));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('reads the exporter pod mapping as assignments at each timestamp', async () => {
     const labels = { __name__: 'DCGM_FI_DEV_GPU_UTIL', ...GPU_A, pod: 'trainer-0', namespace: 'ml', container: 'pytorch' };
     const { sink } = await parseText(prometheusJson, answer('matrix', [{ metric: labels, values: [[1700000000, '99'], [1700000060, '98']] }]));
