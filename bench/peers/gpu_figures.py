@@ -38,6 +38,18 @@ class GpuFigures:
         }
 
 
+def figures_by_gpu(utilization, memory):
+    """Per GPU, from `{(uuid, time): value}` of utilization and of memory used: a sample per
+    utilization value, with the memory used at the same time where there is one."""
+    gpus = {}
+    for (uuid, time), value in utilization.items():
+        figures = gpus.get(uuid)
+        if figures is None:
+            figures = gpus[uuid] = GpuFigures()
+        figures.add(value, memory.get((uuid, time)))
+    return gpus
+
+
 def print_figures(gpus):
     """`{"gpus": {uuid: figures}}` on stdout, sorted by UUID."""
     json.dump({"gpus": {uuid: gpus[uuid].as_json() for uuid in sorted(gpus)}}, sys.stdout, indent=1)

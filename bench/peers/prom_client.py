@@ -10,7 +10,7 @@ import sys
 from prometheus_client.parser import text_fd_to_metric_families
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the peers in the repository
-from gpu_figures import GpuFigures, print_figures  # noqa: E402
+from gpu_figures import figures_by_gpu, print_figures  # noqa: E402
 
 UTILIZATION = "DCGM_FI_DEV_GPU_UTIL"
 MEMORY_USED = "DCGM_FI_DEV_FB_USED"
@@ -19,7 +19,6 @@ MEMORY_USED = "DCGM_FI_DEV_FB_USED"
 def main(argv):
     if len(argv) != 1:
         sys.exit(__doc__)
-    gpus = {}
     # Memory used per GPU at the current sample time, joined with the utilization sample.
     memory = {}
     utilization = {}
@@ -30,12 +29,7 @@ def main(argv):
             target = utilization if family.name == UTILIZATION else memory
             for sample in family.samples:
                 target[(sample.labels.get("UUID"), sample.timestamp)] = sample.value
-    for (uuid, timestamp), value in utilization.items():
-        figures = gpus.get(uuid)
-        if figures is None:
-            figures = gpus[uuid] = GpuFigures()
-        figures.add(value, memory.get((uuid, timestamp)))
-    print_figures(gpus)
+    print_figures(figures_by_gpu(utilization, memory))
 
 
 if __name__ == "__main__":

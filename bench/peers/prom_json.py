@@ -8,7 +8,7 @@ import json
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the peers in the repository
-from gpu_figures import GpuFigures, print_figures  # noqa: E402
+from gpu_figures import figures_by_gpu, print_figures  # noqa: E402
 
 UTILIZATION = "DCGM_FI_DEV_GPU_UTIL"
 MEMORY_USED = "DCGM_FI_DEV_FB_USED"
@@ -30,13 +30,7 @@ def main(argv):
         uuid = labels.get("UUID")
         for time, value in series.get("values", []):
             target[(uuid, time)] = float(value)
-    gpus = {}
-    for (uuid, time), value in utilization.items():
-        figures = gpus.get(uuid)
-        if figures is None:
-            figures = gpus[uuid] = GpuFigures()
-        figures.add(value, memory.get((uuid, time)))
-    print_figures(gpus)
+    print_figures(figures_by_gpu(utilization, memory))
 
 
 if __name__ == "__main__":

@@ -227,14 +227,10 @@ function deviceKeyOfSeries(text: string, host: string): string | undefined {
  * and it holds no object or array (a label set: strings); else undefined.
  */
 function metricSpan(text: string): [start: number, end: number] | undefined {
-  let at = skipBlanks(text, 0);
-  if (text.charCodeAt(at) !== OPEN_BRACE) return undefined;
-  at = skipBlanks(text, at + 1);
-  if (!text.startsWith('"metric"', at)) return undefined;
-  at = skipBlanks(text, at + '"metric"'.length);
-  if (text.charCodeAt(at) !== COLON) return undefined;
-  at = skipBlanks(text, at + 1);
-  const end = text.charCodeAt(at) === OPEN_BRACE ? flatObjectEnd(text, at) : -1;
+  const open = skipBlanks(text, 0);
+  if (text.charCodeAt(open) !== OPEN_BRACE) return undefined;
+  const at = valueOfMember(text, skipBlanks(text, open + 1), '"metric"');
+  const end = at !== -1 && text.charCodeAt(at) === OPEN_BRACE ? flatObjectEnd(text, at) : -1;
   return end === -1 ? undefined : [at, end];
 }
 
@@ -268,12 +264,8 @@ function scanSeries(text: string): { metric: unknown; values: ScannedPoints } | 
   if (span === undefined) return undefined;
   let at = skipBlanks(text, span[1]);
   if (text.charCodeAt(at) !== COMMA) return undefined;
-  at = skipBlanks(text, at + 1);
-  if (!text.startsWith('"values"', at)) return undefined;
-  at = skipBlanks(text, at + '"values"'.length);
-  if (text.charCodeAt(at) !== COLON) return undefined;
-  at = skipBlanks(text, at + 1);
-  if (text.charCodeAt(at) !== OPEN_BRACKET) return undefined;
+  at = valueOfMember(text, skipBlanks(text, at + 1), '"values"');
+  if (at === -1 || text.charCodeAt(at) !== OPEN_BRACKET) return undefined;
   at = skipBlanks(text, at + 1);
   const times: number[] = [];
   const values: string[] = [];
@@ -349,6 +341,13 @@ function plainStringEnd(text: string, from: number): number {
     if (code === BACKSLASH || code < 0x20) return -1;
   }
   return -1;
+}
+
+/** Where the value of the member `key` (its name in quotes) at `at` starts, after the colon and blanks; -1 where another text stands. */
+function valueOfMember(text: string, at: number, key: string): number {
+  if (!text.startsWith(key, at)) return -1;
+  const colon = skipBlanks(text, at + key.length);
+  return text.charCodeAt(colon) === COLON ? skipBlanks(text, colon + 1) : -1;
 }
 
 function skipBlanks(text: string, from: number): number {
