@@ -200,12 +200,12 @@ export async function openInput(input: InputRef, stdin: NodeJS.ReadableStream = 
 export function rereadOf(input: InputRef, opened: Pick<OpenedInput, 'bytes'>, textPieceBytes: number | undefined): (() => AsyncIterable<string>) | undefined {
   if (input.path === undefined || opened.bytes === undefined) return undefined;
   return async function* reread() {
-    const opened = await openInput(input);
-    opened.setTextPieceBytes(textPieceBytes);
+    const again = await openInput(input);
+    again.setTextPieceBytes(textPieceBytes);
     try {
-      yield* opened.chunks;
+      yield* again.chunks;
     } finally {
-      opened.close();
+      again.close();
     }
   };
 }
