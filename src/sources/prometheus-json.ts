@@ -17,13 +17,17 @@
  * times the text (a 91 MB answer peaked near 1 GB). Values are grouped by device before they
  * are sent, so a device's points are held until its last series is read.
  *
- * A file is read twice (SourceContext.reread): the first read checks the document and its
- * envelope and notes each device's last series (planAnswer), the second sends each device as
- * soon as that series is read. Prometheus sorts a range answer's series by their labels, and
+ * A file is read more than once (SourceContext.reread): the first read checks the document and
+ * its envelope and notes where each series stands and each device's first and last series
+ * (planAnswer); the next cuts the series out where they stand and sends each device as soon as
+ * its last series is read. Prometheus sorts a range answer's series by their labels, and
  * dcgm-exporter's upper-case Hostname and UUID sort before __name__, so its series come device
- * by device and what is held is one device's points, whatever the answer's size. Standard
- * input is read once and every device waits for its end. Either way, an answer that would hold
- * more than AnswerLimits.maxHeldBytes of points at once is refused with advice.
+ * by device and one device's points are held at a time, whatever the answer's size. Series
+ * that come metric by metric (labels that sort after __name__) keep every device open until
+ * its last metric: they are read in several passes, each for as many devices as fit
+ * (assignPasses). Standard input is read once and every device waits for its end. Either way,
+ * an answer that would hold more than AnswerLimits.maxHeldBytes of points at once is refused
+ * with advice.
  */
 import { InputError } from '../model/errors.js';
 import type { ObservationSink } from '../model/observations.js';
@@ -55,8 +59,9 @@ export interface AnswerLimits {
 
 /**
  * 64 MiB of points held (8.3 million, 171 MB of text, read from standard input) peaked at
- * 274 MiB. Prometheus answers at most 11,000 points a series, some 250 KB: a series may be 20
- * times that.
+ * 274 MiB; a read of a file holds devices of at most that many characters of series (some
+ * 26 MB of points). Prometheus answers at most 11,000 points a series, some 250 KB: a series
+ * may be 20 times that.
  */
 export const ANSWER_LIMITS: AnswerLimits = { maxHeldBytes: 64 * 1024 * 1024, maxEnvelopeChars: 16 * 1024 * 1024, maxSeriesChars: 5 * 1024 * 1024 };
 
@@ -138,9 +143,14 @@ interface AnswerPlan {
   ends: number[];
   /** Per element, the number of its device (-1: none). */
   deviceOf: number[];
-  /** Per device number, its key (dcgm/labels.ts deviceKey) and the index of its last element. */
+  /** Per device number (in the order devices first appear), its key (dcgm/labels.ts deviceKey), its first and last element, and its series' characters. */
   keys: string[];
+  firstElement: number[];
   lastElement: number[];
+  chars: number[];
+  /** Per device number, the read that sends it (assignPasses), and how many reads there are. */
+  passOf: number[];
+  passes: number;
 }
 
 /**
@@ -148,11 +158,12 @@ interface AnswerPlan {
  * series' points are most of its text, and are not parsed here), and the envelope checked.
  */
 async function planAnswer(chunks: AsyncIterable<string>, context: SourceContext, sink: ObservationSink, limits: AnswerLimits): Promise<AnswerPlan> {
-  let plan: Omit<AnswerPlan, 'resultType'> = { starts: [], ends: [], deviceOf: [], keys: [], lastElement: [] };
+  const empty = (): Omit<AnswerPlan, 'resultType' | 'passOf' | 'passes'> => ({ starts: [], ends: [], deviceOf: [], keys: [], firstElement: [], lastElement: [], chars: [] });
+  let plan = empty();
   const numbers = new Map<string, number>();
   const document = await readDocument(chunks, context.ref, {
     restart: () => {
-      plan = { starts: [], ends: [], deviceOf: [], keys: [], lastElement: [] };
+      plan = empty();
       numbers.clear();
     },
     element: (text, index, _resultType, offset) => {
@@ -162,23 +173,65 @@ async function planAnswer(chunks: AsyncIterable<string>, context: SourceContext,
         device = plan.keys.length;
         numbers.set(key!, device);
         plan.keys.push(key!);
+        plan.firstElement.push(index);
+        plan.chars.push(0);
       }
       plan.starts.push(offset);
       plan.ends.push(offset + text.length);
       plan.deviceOf.push(device);
-      if (device !== -1) plan.lastElement[device] = index;
+      if (device !== -1) {
+        plan.lastElement[device] = index;
+        plan.chars[device]! += text.length;
+      }
     },
   }, limits);
   const { resultType } = resultOf(document, context, sink);
-  return { resultType, ...plan };
+  return { resultType, ...plan, ...assignPasses(plan.firstElement, plan.lastElement, plan.chars, limits.maxHeldBytes) };
 }
 
 /**
- * The second read: each element of the plan cut out of the text where it stands and handed to
+ * Which read sends each device, so that the devices one read holds at once never have more
+ * than `budget` characters of series between them (a point's two numbers take 16 bytes at
+ * most and some 20 characters as Prometheus writes it, so a read holds well under `budget`
+ * bytes of points). Series that come device by device need one read; series that come metric
+ * by metric hold every device until its last metric, and are read in as many passes of
+ * devices as it takes. First fit, devices in the order they first appear: a read's load only
+ * grows where a device starts, and there it is checked.
+ */
+function assignPasses(firstElement: readonly number[], lastElement: readonly number[], chars: readonly number[], budget: number): { passOf: number[]; passes: number } {
+  /** Per read: the devices it holds, as far as known, and their characters. */
+  const passes: { held: number[]; load: number }[] = [];
+  const passOf: number[] = [];
+  /** Lets go of the devices whose last series came before element `start`: they are sent by then. */
+  const release = (pass: { held: number[]; load: number }, start: number): void => {
+    const still: number[] = [];
+    for (const other of pass.held) {
+      if (lastElement[other]! >= start) still.push(other);
+      else pass.load -= chars[other]!;
+    }
+    pass.held = still;
+  };
+  for (let device = 0; device < firstElement.length; device += 1) {
+    const size = chars[device]!;
+    let chosen = passes.findIndex((pass) => {
+      if (pass.load + size > budget) release(pass, firstElement[device]!);
+      return pass.load + size <= budget;
+    });
+    if (chosen === -1) chosen = passes.push({ held: [], load: 0 }) - 1;
+    passes[chosen]!.held.push(device);
+    passes[chosen]!.load += size;
+    passOf.push(chosen);
+  }
+  return { passOf, passes: Math.max(1, passes.length) };
+}
+
+/**
+ * A read after the first, number `pass` of the plan's: the elements of the devices it sends
+ * (and, in the first, those of no device) cut out of the text where they stand and handed to
  * `reader`, without looking at the rest of the text again.
  */
-async function readPlannedElements(chunks: AsyncIterable<string>, file: string, plan: AnswerPlan, reader: AnswerReader): Promise<void> {
-  const { starts, ends } = plan;
+async function readPlannedElements(chunks: AsyncIterable<string>, file: string, plan: AnswerPlan, pass: number, reader: AnswerReader): Promise<void> {
+  const { starts, ends, deviceOf, passOf } = plan;
   let consumed = 0;
   let next = 0;
   let parts: string[] = [];
@@ -186,11 +239,15 @@ async function readPlannedElements(chunks: AsyncIterable<string>, file: string, 
     const chunkEnd = consumed + chunk.length;
     while (next < starts.length && starts[next]! < chunkEnd) {
       const end = ends[next]!;
-      parts.push(chunk.slice(Math.max(starts[next]! - consumed, 0), Math.min(end, chunkEnd) - consumed));
+      const device = deviceOf[next]!;
+      const wanted = device === -1 ? pass === 0 : passOf[device] === pass;
+      if (wanted) parts.push(chunk.slice(Math.max(starts[next]! - consumed, 0), Math.min(end, chunkEnd) - consumed));
       if (end > chunkEnd) break;
-      const text = parts.length === 1 ? parts[0]! : parts.join('');
-      parts = [];
-      reader.plannedElement(parseElement(text, file, next, plan.resultType), next);
+      if (wanted) {
+        const text = parts.length === 1 ? parts[0]! : parts.join('');
+        parts = [];
+        reader.plannedElement(parseElement(text, file, next, plan.resultType), next);
+      }
       next += 1;
     }
     consumed = chunkEnd;
@@ -648,8 +705,8 @@ class AnswerReader implements ElementReader {
     const message = this.plan === undefined
       ? `read once (from standard input), the answer's points are held until it ends, and they pass ${most}: save it to a file and name that (its devices are then sent as their series end), ` +
         'query a shorter range or a coarser step, or use --prometheus to query the server directly'
-      : `the answer's series are not grouped by device, so more than ${most} of points would be held at once: ` +
-        'query one metric, fewer GPUs or a shorter range at a time, or use --prometheus to query the server directly';
+      : `more than ${most} of points would be held at once, read in ${this.plan.passes === 1 ? 'one pass' : `${this.plan.passes} passes`} of devices: ` +
+        'query a shorter range or a coarser step, or use --prometheus to query the server directly';
     throw new InputError(message, { file: this.context.ref, location: 'data.result' });
   }
 
@@ -752,7 +809,7 @@ export function prometheusJsonParser(limits: AnswerLimits = ANSWER_LIMITS): Sour
         reader.finishReading(resultOf(document, context, sink).resultType, warnings.warn);
       } else {
         reader.startSending(output);
-        await readPlannedElements(context.reread!(), context.ref, plan, reader);
+        for (let pass = 0; pass < plan.passes; pass += 1) await readPlannedElements(context.reread!(), context.ref, plan, pass, reader);
       }
 
       const series = reader.elements;

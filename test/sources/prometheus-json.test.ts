@@ -337,13 +337,29 @@ describe('prometheus-json read twice (a file)', () => {
   });
 
   it('holds one device at a time where series come device by device, and refuses an answer that would hold more', async () => {
-    // A series' 2 values (16 bytes) and its times (16 bytes, shared by the series after it).
+    // A series' 2 values (16 bytes) and its times (16 bytes, shared by the series after it): 48 bytes a device.
     const parser = prometheusJsonParser({ ...ANSWER_LIMITS, maxHeldBytes: 48 });
     expect((await parseTwice(grouped, undefined, parser)).result.records).toBe(12);
-    await expect(parseTwice(byMetric, undefined, parser)).rejects.toThrow(
-      "the answer's series are not grouped by device, so more than 0 MiB of points would be held at once: query one metric, fewer GPUs or a shorter range at a time",
+    await expect(parseTwice(grouped, undefined, prometheusJsonParser({ ...ANSWER_LIMITS, maxHeldBytes: 40 }))).rejects.toThrow(
+      'more than 0 MiB of points would be held at once, read in 3 passes of devices: query a shorter range or a coarser step',
     );
     await expect(parseText(parser, grouped)).rejects.toThrow("read once (from standard input), the answer's points are held until it ends");
+  });
+
+  it('reads series that come metric by metric in passes of as many devices as fit, sending what a single read sends', async () => {
+    const counted = (limit: number): Promise<[reads: number, parsed: Parsed]> => {
+      let reads = 0;
+      const parser = prometheusJsonParser({ ...ANSWER_LIMITS, maxHeldBytes: limit });
+      return parseTwice(byMetric, undefined, parser, { reread: () => ((reads += 1), chunked(byMetric)) }).then((parsed) => [reads, parsed]);
+    };
+    const single = sentOf(await parseText(prometheusJson, byMetric));
+    const seriesChars = (JSON.parse(byMetric) as { data: { result: unknown[] } }).data.result.map((series) => JSON.stringify(series).length);
+    // Each of the 3 devices has 2 series; all 3 fit in one pass, 2 in the first of two, or 1 a pass.
+    for (const [limit, passes] of [[ANSWER_LIMITS.maxHeldBytes, 1], [4 * Math.max(...seriesChars), 2], [2 * Math.max(...seriesChars), 3]] as const) {
+      const [reads, parsed] = await counted(limit);
+      expect(reads, `limit ${limit}`).toBe(passes);
+      expect(sentOf(parsed)).toEqual(single);
+    }
   });
 
   it('checks the envelope before it sends anything', async () => {
