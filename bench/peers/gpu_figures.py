@@ -7,6 +7,11 @@ plain mean the peers compute to well under a tenth of a percent.
 import json
 import sys
 
+# The DCGM series the Prometheus peers read: a utilization value is one sample of its GPU,
+# memory used at the same time joins it.
+DCGM_UTILIZATION = "DCGM_FI_DEV_GPU_UTIL"
+DCGM_MEMORY_USED = "DCGM_FI_DEV_FB_USED"
+
 
 class GpuFigures:
     __slots__ = ("samples", "utilization_sum", "utilization_count", "utilization_max", "memory_used_max")

@@ -10,10 +10,7 @@ import sys
 from prometheus_client.parser import text_fd_to_metric_families
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the peers in the repository
-from gpu_figures import figures_by_gpu, print_figures  # noqa: E402
-
-UTILIZATION = "DCGM_FI_DEV_GPU_UTIL"
-MEMORY_USED = "DCGM_FI_DEV_FB_USED"
+from gpu_figures import DCGM_MEMORY_USED as MEMORY_USED, DCGM_UTILIZATION as UTILIZATION, figures_by_gpu, print_figures  # noqa: E402
 
 
 def main(argv):

@@ -807,6 +807,7 @@ export function prometheusJsonParser(limits: AnswerLimits = ANSWER_LIMITS): Sour
       if (plan === undefined) {
         const document = await readDocument(chunks, context.ref, reader, limits);
         reader.finishReading(resultOf(document, context, sink).resultType, warnings.warn);
+        reader.startSending(output);
       } else {
         reader.startSending(output);
         for (let pass = 0; pass < plan.passes; pass += 1) await readPlannedElements(context.reread!(), context.ref, plan, pass, reader);
@@ -827,7 +828,6 @@ export function prometheusJsonParser(limits: AnswerLimits = ANSWER_LIMITS): Sour
       }
       if (reader.targetPodLabelsIgnored) warnings.warn('data.result', TARGET_POD_LABELS_WARNING);
 
-      reader.startSending(output);
       await reader.sendRest();
       warnings.finish('data.result');
       return { records: reader.points };
