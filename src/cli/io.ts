@@ -1,3 +1,6 @@
+import { describeFailure } from '../io/atomic-write.js';
+import { ExitCode } from './exit-codes.js';
+
 /**
  * Where the CLI writes. Commands take this object instead of touching process.* so they can
  * be run in-process by tests; main.ts builds the real one.
@@ -18,16 +21,37 @@ export interface CliIo {
   stdin: NodeJS.ReadableStream;
 }
 
+/**
+ * A reader that goes away (`gpu-audit ... | head`) is not an error: stop quietly, as Unix tools
+ * do. Any other failure to write the output (a full disk, `> /dev/full`) ends with one line and
+ * exit 2, never a stack trace; with stderr itself broken, silently.
+ */
+function endOnWriteFailure(stream: 'stdout' | 'stderr', error: NodeJS.ErrnoException): never {
+  if (error.code !== 'EPIPE' && stream === 'stdout') {
+    try {
+      process.stderr.write(`gpu-audit: cannot write to standard output: ${describeFailure(error)}\n`);
+    } catch {
+      // stderr is broken too: the exit code says it
+    }
+  }
+  process.exit(error.code === 'EPIPE' ? ExitCode.ok : ExitCode.input);
+}
+
 export function processIo(): CliIo {
-  // A reader that goes away (`gpu-audit ... | head`) is not an error: stop quietly, as Unix tools do.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(0);
-    throw error;
-  });
+  // A file or device is written synchronously (the write throws); a pipe fails later (an 'error' event).
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => endOnWriteFailure('stdout', error));
+  process.stderr.on('error', (error: NodeJS.ErrnoException) => endOnWriteFailure('stderr', error));
+  const write = (stream: 'stdout' | 'stderr', text: string): void => {
+    try {
+      process[stream].write(text);
+    } catch (error) {
+      endOnWriteFailure(stream, error as NodeJS.ErrnoException);
+    }
+  };
   return {
-    stdout: (text) => process.stdout.write(text),
+    stdout: (text) => write('stdout', text),
     stdoutDrained: () => drained(process.stdout),
-    stderr: (text) => process.stderr.write(text),
+    stderr: (text) => write('stderr', text),
     stdoutIsTty: process.stdout.isTTY === true,
     stderrIsTty: process.stderr.isTTY === true,
     env: process.env,

@@ -9,6 +9,7 @@ import { refreshCommand } from './commands/catalog-refresh.js';
 import { reportCommand } from './commands/report.js';
 import { collectCommand } from './commands/collect.js';
 import { initCommand } from './commands/init.js';
+import { sweepStaleTemporaries } from '../io/atomic-write.js';
 import { ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 
@@ -38,7 +39,17 @@ Exit codes: 0 ok, 1 threshold breached (check), 2 usage or input error, 3 upstre
   program.addCommand(collectCommand(io));
   program.addCommand(initCommand(io, setExitCode));
   for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
+  // Before any command with -o runs: what a writer killed by SIGKILL left beside the target goes.
+  program.hook('preAction', async (_program, command) => {
+    const output: unknown = command.opts().output;
+    if (typeof output === 'string' && output !== '-' && command.name() !== 'collect') await sweepStaleTemporaries(output, processStartMs());
+  });
   return program;
+}
+
+/** This process's start: temporary files older than it were left by an earlier run. */
+function processStartMs(): number {
+  return Date.now() - process.uptime() * 1000;
 }
 
 /**

@@ -167,3 +167,42 @@ describe('removeLeftoverTempFiles', () => {
     await expect(removeLeftoverTempFiles(path.join(directory, 'missing', 'catalog-aws.json'))).resolves.toBeUndefined();
   });
 });
+
+describe('writeFileAtomic onto what is not a regular file', () => {
+  it('writes a FIFO in place instead of renaming a file over it', async () => {
+    const fifo = path.join(directory, 'fifo');
+    const { spawn, spawnSync } = await import('node:child_process');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const reader = spawn('cat', [fifo]);
+    let read = '';
+    reader.stdout.on('data', (chunk: Buffer) => (read += chunk.toString()));
+    const done = new Promise((resolve) => reader.on('exit', resolve));
+    await writeFileAtomic(fifo, ['one ', 'two'].values());
+    await done;
+    expect(read).toBe('one two');
+    expect((await lstat(fifo)).isFIFO()).toBe(true);
+    expect(await leftovers(directory)).toEqual([]);
+  });
+
+  it('refuses a directory in one line, naming it', async () => {
+    const error = await failure(writeFileAtomic(directory, 'x'));
+    expect(error.describe()).toBe(`${directory}: cannot write this file: the path is a directory (EISDIR)`);
+  });
+});
+
+describe('sweepStaleTemporaries', () => {
+  it('removes only this module\'s own temporary names beside the target, and only those older than the run', async () => {
+    const { utimes } = await import('node:fs/promises');
+    const { sweepStaleTemporaries } = await import('../../src/io/atomic-write.js');
+    const target = path.join(directory, 'report.json');
+    const names = ['.report.json.0123456789ab.tmp', '.report.json.0123456789abcd.tmp', '.report.json.XYZ.tmp', '.other.json.0123456789ab.tmp', 'report.json.0123456789ab.tmp'];
+    for (const name of names) await writeFile(path.join(directory, name), '');
+    const past = new Date(Date.now() - 60_000);
+    for (const name of names) await utimes(path.join(directory, name), past, past);
+    const fresh = '.report.json.aaaaaaaaaaaa.tmp';
+    await writeFile(path.join(directory, fresh), '');
+    const removed = await sweepStaleTemporaries(target, Date.now() - 10_000);
+    expect(removed).toEqual([path.join(directory, '.report.json.0123456789ab.tmp')]);
+    expect((await readdir(directory)).sort()).toEqual([...names.slice(1), fresh].sort());
+  });
+});

@@ -16,6 +16,8 @@ import { startProgress } from '../progress.js';
 import { collectAfterLongRead, tuneHeapsForLargeInput } from '../heap.js';
 import { snapshotThisMachine } from '../live.js';
 import { bundleTimeZone } from '../../sources/collect-bundle.js';
+import { discoverConfigFile } from '../../config/discover.js';
+import { refuseOutputOntoReads, type ReadPath } from '../output-guard.js';
 
 export interface AuditCommandOptions {
   format: OutputFormat;
@@ -166,6 +168,19 @@ export async function buildAuditOptions(
   return auditOptions;
 }
 
+/** What an audit run reads, as named on the command line (or found: the config, the demo files), for the -o check. */
+export async function auditReads(sources: string[], options: Omit<AuditCommandOptions, 'format'>): Promise<ReadPath[]> {
+  const named = options.demo === true ? demoFleetFiles : sources;
+  const config = options.skipConfig === true
+    ? undefined
+    : options.config ?? (options.demo === true ? demoConfigFile : await discoverConfigFile(process.cwd()));
+  return [
+    ...named.map((file) => ({ path: file, role: 'a source' })),
+    ...(options.k8s ?? []).map((file) => ({ path: file, role: 'a --k8s file' })),
+    ...(config === undefined ? [] : [{ path: config, role: options.config === undefined ? 'the config in use' : 'the --config file' }]),
+  ];
+}
+
 /** gpu-audit.yaml's settings under the flags: a typed flag wins, else the config, else the default already in place. */
 function applyConfig(auditOptions: AuditOptions, settings: ConfigSettings, typed: (option: ConfigurableOption) => boolean): void {
   auditOptions.idleThresholdPct = flagOverConfig(auditOptions.idleThresholdPct, typed('idleThreshold'), settings.idleThresholdPct);
@@ -205,6 +220,7 @@ export async function runAuditCommand(
   timezoneGiven = true,
   typed?: (option: ConfigurableOption) => boolean,
 ): Promise<AuditOutcome> {
+  await refuseOutputOntoReads(options.output, await auditReads(sources, options));
   const auditOptions = await buildAuditOptions(sources, options, io, timezoneGiven, typed);
   const result = await runAuditWithProgress(auditOptions, io, options.quiet === true);
 

@@ -27,7 +27,8 @@ import { redactKeyFromEnv, redactReport, reportRedactor } from '../../report/red
 import { emitOutput } from '../output.js';
 import { demoConfigFile } from '../paths.js';
 import { annotationLines, appendStepSummary, checkAnnotations, isGitHubActions } from '../github.js';
-import { buildAuditOptions, runAuditWithProgress, type AuditCommandOptions } from './audit.js';
+import { refuseOutputOntoReads } from '../output-guard.js';
+import { auditReads, buildAuditOptions, runAuditWithProgress, type AuditCommandOptions } from './audit.js';
 
 export type CheckCommandOptions = Omit<AuditCommandOptions, 'format'> &
   ThresholdFlags & {
@@ -123,6 +124,8 @@ async function thresholdsInForce(options: CheckCommandOptions): Promise<Threshol
 }
 
 export async function runCheckCommand(sources: string[], options: CheckCommandOptions, io: CliIo, timezoneGiven = true): Promise<number> {
+  const reads = await auditReads(sources, options);
+  await refuseOutputOntoReads(options.output, options.baseline === undefined ? reads : [...reads, { path: options.baseline, role: 'the --baseline report' }]);
   const thresholds = await thresholdsInForce(options);
   // Read the baseline before the audit: a bad file is a usage error, found in a second, not after a long audit.
   let baseline: { report: Report; ref: string; tolerance: number } | undefined;

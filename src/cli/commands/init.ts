@@ -11,7 +11,8 @@ import { inquirerPrompter, isPromptCancelled, type Prompter } from '../../init/p
 import { writeFileAtomic } from '../../io/atomic-write.js';
 import type { CliIo } from '../io.js';
 import { addAnalysisOptions, addKubernetesOptions, addPrometheusOptions } from '../options.js';
-import { buildAuditOptions, runAuditWithProgress, type AuditCommandOptions, type ConfigurableOption } from './audit.js';
+import { refuseOutputOntoReads } from '../output-guard.js';
+import { auditReads, buildAuditOptions, runAuditWithProgress, type AuditCommandOptions, type ConfigurableOption } from './audit.js';
 import { pathExists } from '../../io/path-exists.js';
 
 export const DEFAULT_CONFIG_OUTPUT = 'gpu-audit.yaml';
@@ -84,6 +85,7 @@ export async function runInitCommand(
     throw new InputError('init asks questions and needs a terminal: run it in one, or pass --yes to accept every proposal');
   }
   const target = options.output;
+  await refuseOutputOntoReads(target, await auditReads(sources, { ...options, skipConfig: true }));
   const prompter = interactive ? await environment.openPrompter() : undefined;
   if (options.force !== true && (await pathExists(target))) {
     if (prompter === undefined) throw new InputError('the file exists: pass --force to replace it, or name another with -o', { file: target });

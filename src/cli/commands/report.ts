@@ -10,6 +10,7 @@ import { useColor } from '../io.js';
 import { addOutputOptions, addRedactOption } from '../options.js';
 import { redactKeyFromEnv, redactReport } from '../../report/redact.js';
 import { emitOutput } from '../output.js';
+import { refuseOutputOntoReads } from '../output-guard.js';
 
 export interface ReportCommandOptions {
   format: ReportFormat;
@@ -41,6 +42,7 @@ Formats: ${reportFormats.join(', ')}.`);
 }
 
 export async function runReportCommand(file: string, options: ReportCommandOptions, io: CliIo): Promise<void> {
+  await refuseOutputOntoReads(options.output, [{ path: file, role: 'the report being rendered' }]);
   const { readReportStreamed } = await import('../../check/read-streamed.js');
   const saved = await readReportStreamed(file);
   const report = options.redact === true ? redactReport(saved, { key: redactKeyFromEnv(io.env) }) : saved;
