@@ -29,6 +29,8 @@ export type Provider = 'aws' | 'azure' | 'gcp';
 export interface AuditOptions {
   /** Files, directories, globs or `-`, as the user named them. */
   inputs: string[];
+  /** How a file of `inputs` is named in the report where not as given (the bundled demo: `demo/<file>`). */
+  inputRefs?: Readonly<Record<string, string>>;
   /** Host for inputs that name none (overrides the file name). */
   host?: string;
   /** IANA zone for timestamps printed without one. */
@@ -116,7 +118,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditResult> {
 }
 
 async function readFilesAndFinish(options: AuditOptions, kubernetes: () => Promise<KubernetesSourceRead[]>): Promise<AuditResult> {
-  const inputs = await resolveInputs(options.inputs);
+  const inputs = await resolveInputs(options.inputs, options.inputRefs);
   if (inputs.length === 0) throw new InputError('no input given: name files, directories, globs or - for stdin');
   // Samples stamped after the audit's now (a clock set ahead) are dropped with a warning.
   const nowMs = (options.now?.() ?? new Date()).getTime();

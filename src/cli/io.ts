@@ -1,4 +1,5 @@
 import { describeFailure } from '../io/atomic-write.js';
+import { InputError } from '../model/errors.js';
 import { ExitCode } from './exit-codes.js';
 
 /**
@@ -80,4 +81,16 @@ export function useColor(io: CliIo, options: { color?: boolean; output?: string 
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
   if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '0') return true;
   return io.stdoutIsTty;
+}
+
+/**
+ * The time a report is made at: now, or SOURCE_DATE_EPOCH (whole seconds since 1970, the
+ * reproducible-builds convention) so that the same inputs give the same bytes.
+ */
+export function reportClock(env: NodeJS.ProcessEnv): (() => Date) | undefined {
+  const value = env.SOURCE_DATE_EPOCH;
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d{1,12}$/u.test(value)) throw new InputError(`SOURCE_DATE_EPOCH is ${JSON.stringify(value.slice(0, 40))}: expected whole seconds since 1970-01-01 UTC`);
+  const pinned = new Date(Number(value) * 1000);
+  return () => pinned;
 }

@@ -6,5 +6,8 @@ export const demoFleetFiles = ['train-h100-01', 'infer-h200-01', 'mig-a100-01', 
   path.join(packageRoot, 'fixtures/demo', `${host}.xml.gz`),
 );
 
+/** The demo's files as its reports name them: `demo/<file>`, not the path of this install. */
+export const demoFleetRefs: Readonly<Record<string, string>> = Object.fromEntries(demoFleetFiles.map((file) => [file, `demo/${path.basename(file)}`]));
+
 /** The demo fleet's gpu-audit.yaml: its workloads; `audit --demo` reads it unless --config names another. */
 export const demoConfigFile = path.join(packageRoot, 'fixtures/demo/gpu-audit.yaml');

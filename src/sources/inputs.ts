@@ -25,8 +25,12 @@ export interface InputRef {
 
 export const STDIN_REF = '-';
 
-/** Expands the user's arguments, in the order given; files under a directory are sorted. */
-export async function resolveInputs(args: string[]): Promise<InputRef[]> {
+/**
+ * Expands the user's arguments, in the order given; files under a directory are sorted.
+ * `refs` names a file argument otherwise than as given (the bundled demo's files: `demo/<file>`,
+ * not the install's path).
+ */
+export async function resolveInputs(args: string[], refs: Readonly<Record<string, string>> = {}): Promise<InputRef[]> {
   const inputs: InputRef[] = [];
   const seen = new Set<string>();
   /** A directory named that holds no file: the reason when nothing at all is found. */
@@ -56,7 +60,8 @@ export async function resolveInputs(args: string[]): Promise<InputRef[]> {
       for (const file of files) add({ ref: file, path: file, discovered: true });
     } else if (info?.isFile()) {
       const bundle = await bundleManifestOfFile(arg);
-      add(bundle === undefined ? { ref: arg, path: arg, discovered: false } : { ref: arg, path: arg, discovered: false, bundleHost: bundle.host });
+      const ref = Object.hasOwn(refs, arg) ? refs[arg]! : arg;
+      add(bundle === undefined ? { ref, path: arg, discovered: false } : { ref, path: arg, discovered: false, bundleHost: bundle.host });
     } else {
       // Loaded only here, for an argument that is neither a file nor a directory: tinyglobby
       // brings picomatch with it, which an audit of named files does not need at start-up.

@@ -6,12 +6,12 @@ import type { PricingModel } from '../../model/catalog.js';
 import { InputError } from '../../model/errors.js';
 import { renderReportOutput } from '../../report/index.js';
 import type { CliIo } from '../io.js';
-import { useColor } from '../io.js';
+import { reportClock, useColor } from '../io.js';
 import { flagOverConfig, loadAuditConfig, settingsOf, type ConfigSettings } from '../../config/settings.js';
 import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addRedactOption, DEFAULT_IDLE_THRESHOLD_PCT, type OutputFormat } from '../options.js';
 import { redactKeyFromEnv, redactReport } from '../../report/redact.js';
 import { emitOutput } from '../output.js';
-import { demoConfigFile, demoFleetFiles } from '../paths.js';
+import { demoConfigFile, demoFleetFiles, demoFleetRefs } from '../paths.js';
 import { startProgress } from '../progress.js';
 import { collectAfterLongRead, tuneHeapsForLargeInput } from '../heap.js';
 import { snapshotThisMachine } from '../live.js';
@@ -129,6 +129,8 @@ export async function buildAuditOptions(
     instanceType: options.instanceType,
     stdin: io.stdin as Readable,
   };
+  const clock = reportClock(io.env);
+  if (clock !== undefined) auditOptions.now = clock;
   if (options.prometheus !== undefined) {
     if (sources.length > 0 || options.demo === true) throw new InputError('--prometheus takes no sources and no --demo: audit one or the other');
     auditOptions.inputs = [];
@@ -145,6 +147,7 @@ export async function buildAuditOptions(
   } else if (options.demo === true) {
     if (sources.length > 0) throw new InputError('--demo takes no sources');
     auditOptions.inputs = demoFleetFiles;
+    auditOptions.inputRefs = demoFleetRefs;
     // The demo logs were written in UTC wall-clock time; an explicit --timezone still wins.
     if (!timezoneGiven) auditOptions.timeZone = 'UTC';
   } else if (sources.length === 0) {
