@@ -21,7 +21,7 @@ import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runAudit } from '../src/audit.js';
+import { runAudit } from '../src/engine/run-audit.js';
 import { prometheusAvailable, INSTALL_HINT, startPrometheus } from '../test/helpers/prometheus-server.js';
 
 const { values: args } = parseArgs({

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { writeFileAtomic } from '../src/io/atomic-write.js';
+import { writeFileAtomic } from '../src/support/atomic-write.js';
 import { contendersFor, gpuAudit, PROMTOOL, PYTHON, repoRoot, type Contender } from './contenders.js';
 import { benchInputs, ensureInput, type GeneratedInput } from './generate/inputs.js';
 import { writeNvidiaSmiXmlLog } from './generate/nvidia-smi-xml-log.js';

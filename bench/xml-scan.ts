@@ -9,10 +9,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import type { ObservationSink } from '../src/model/observations.js';
-import { readNvidiaSmiLog, type XmlDocumentSource } from '../src/sources/nvidia-smi-xml.js';
-import { XmlDocumentScanner } from '../src/sources/xml/document-scanner.js';
+import { readNvidiaSmiLog, type XmlDocumentSource } from '../src/sources/formats/nvidia-smi-xml.js';
+import { XmlDocumentScanner } from '../src/sources/lexers/xml/document-scanner.js';
 import { XmlDocumentSplitter } from '../test/helpers/xml-document-splitter.js';
-import { NVIDIA_SMI_READ_PLAN } from '../src/sources/xml/nvidia-smi-document.js';
+import { NVIDIA_SMI_READ_PLAN } from '../src/sources/lexers/xml/nvidia-smi-document.js';
 
 const CHUNK_CHARS = 16 * 1024;
 const demo = new URL('../fixtures/demo/', import.meta.url);

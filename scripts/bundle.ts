@@ -4,7 +4,7 @@
  *   npx tsx scripts/bundle.ts      writes dist/bundle/gpu-audit.cjs, which bin/gpu-audit.js loads,
  *                                  and its V8 code cache, gpu-audit.cjs.v8cache; and
  *                                  dist/bundle/parse-worker.cjs, the thread that parses a large
- *                                  file while the CLI analyses it (src/sources/worker)
+ *                                  file while the CLI analyses it (src/sources/parallel)
  *
  * Why: run from tsc's output, every command resolved, read, compiled and linked about 450
  * modules (ours, and those of commander, yaml, chalk, fast-xml-parser...), which was most of
@@ -42,7 +42,7 @@ const outdir = path.join(repoRoot, 'dist/bundle');
 const LOADED_ON_DEMAND = ['@aws-sdk/*', '@azure/*', '@inquirer/*', 'execa', 'ora', 'zod'];
 
 /**
- * CommonJS has no import.meta: its one use in our code (src/package-root.ts) and in fdir's
+ * CommonJS has no import.meta: its one use in our code (src/support/package-root.ts) and in fdir's
  * `createRequire(import.meta.url)` get the bundle file's own URL instead.
  */
 const MODULE_URL = '__gpuAuditModuleUrl';
@@ -91,9 +91,9 @@ rmSync(outdir, { recursive: true, force: true });
 
 const result = await build({
   absWorkingDir: repoRoot,
-  // The parse worker (src/sources/worker) is an entry of its own, parse-worker.cjs beside the CLI's:
+  // The parse worker (src/sources/parallel) is an entry of its own, parse-worker.cjs beside the CLI's:
   // a worker thread that parses a large file loads the parsers, not the whole CLI.
-  entryPoints: { 'gpu-audit': 'src/cli/main.ts', 'parse-worker': 'src/sources/worker/parse-worker.ts' },
+  entryPoints: { 'gpu-audit': 'src/cli/main.ts', 'parse-worker': 'src/sources/parallel/parse-worker.ts' },
   outdir,
   outExtension: { '.js': '.cjs' },
   bundle: true,

@@ -4,7 +4,7 @@
  * (DESIGN.md section 5): the full interval as each sample is committed, the part of a gap
  * beyond the cap taken back at the end, then `settle(capMs)`.
  */
-import { type GpuTimeline, TIMELINE_MAX_BUCKETS } from '../model/report.js';
+import { type GpuTimeline, TIMELINE_MAX_BUCKETS } from '../model/index.js';
 import type { LadderBasis } from './compute-ladder.js';
 import { computePercents, RUNG_COUNT, rungIndex } from './compute-percent.js';
 import { HourOfWeekSlots } from './hour-of-week.js';

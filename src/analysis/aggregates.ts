@@ -5,16 +5,16 @@
  * so summaries, findings and pricing downstream are shared.
  *
  * What the aggregates mean is up to their producer, which must document how they differ from
- * DESIGN.md section 5 (src/sources/prometheus/queries.ts does). The producer's type must stay
- * assignable to DeviceAggregates: src/audit.ts passes one to the other, so a drift is a compile
+ * DESIGN.md section 5 (src/sources/live/prometheus/queries.ts does). The producer's type must stay
+ * assignable to DeviceAggregates: src/engine/run-audit.ts passes one to the other, so a drift is a compile
  * error. (The type would belong in model/observations.ts beside GpuSample.)
  */
-import type { DeviceRef } from '../model/observations.js';
-import type { GpuEntry, MemoryStats, PercentStats, ThroughputStats } from '../model/report.js';
+import { MS_PER_HOUR } from '../model/index.js';
+import type { DeviceRef } from '../model/index.js';
+import type { GpuEntry, MemoryStats, PercentStats, ThroughputStats } from '../model/index.js';
 import { chooseComputeBasis, type LadderBasis } from './compute-ladder.js';
 import type { FleetWindow } from './fleet-analyzer.js';
 import { assignReportIds, boardIdentityOf, boardKey, resolveBoards } from './identity.js';
-import { MS_PER_HOUR } from './options.js';
 import { MAX_CONTAINERS_PER_DEVICE, type PodAssignmentRecord } from './pod-assignments.js';
 import type { PercentMetric } from './sample-values.js';
 import { HOURS_PER_WEEK, ZoneClock } from './zone-clock.js';

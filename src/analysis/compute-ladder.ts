@@ -8,7 +8,7 @@
  * straight to their processes. A MIG-enabled parent whose utilization is N/A reaches the
  * processes rung by itself.
  */
-import type { ComputeBasis } from '../model/observations.js';
+import { isIdleSignal, type ComputeBasis } from '../model/index.js';
 import type { SampleValues } from './sample-values.js';
 
 export type LadderBasis = Exclude<ComputeBasis, 'unknown'>;
@@ -20,13 +20,10 @@ export interface ComputeRung {
   appliesToMigDevice: boolean;
 }
 
-/** Strictly below the threshold: exactly 5 % at a 5 % threshold is busy. */
-const belowThreshold = (signalPct: number, idleThresholdPct: number): boolean => signalPct < idleThresholdPct;
-
 export const COMPUTE_LADDER: readonly ComputeRung[] = [
-  { basis: 'sm-active', signal: (v) => v.smActivePct, isIdle: belowThreshold, appliesToMigDevice: true },
-  { basis: 'gr-engine-active', signal: (v) => v.grEngineActivePct, isIdle: belowThreshold, appliesToMigDevice: true },
-  { basis: 'utilization', signal: (v) => v.utilizationPct, isIdle: belowThreshold, appliesToMigDevice: false },
+  { basis: 'sm-active', signal: (v) => v.smActivePct, isIdle: isIdleSignal, appliesToMigDevice: true },
+  { basis: 'gr-engine-active', signal: (v) => v.grEngineActivePct, isIdle: isIdleSignal, appliesToMigDevice: true },
+  { basis: 'utilization', signal: (v) => v.utilizationPct, isIdle: isIdleSignal, appliesToMigDevice: false },
   { basis: 'processes', signal: (v) => v.computeProcessCount, isIdle: (count) => count === 0, appliesToMigDevice: true },
 ];
 

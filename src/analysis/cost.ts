@@ -6,7 +6,7 @@
  * MIG device gets its parent's instance type and a null hourly cost (counting both would
  * charge the GPU twice).
  */
-import type { GpuEntry, InstanceTypeBasis } from '../model/report.js';
+import type { GpuEntry, InstanceTypeBasis } from '../model/index.js';
 import type { DeviceFacts } from './gpu-entry.js';
 
 export interface GpuPrice {

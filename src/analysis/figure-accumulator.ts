@@ -15,7 +15,7 @@
  * sample instead of a logarithm and a bucket search, the tallies going into the sketches when the
  * figures are read (./whole-value-tally.ts says why the sketches end up the same to the bit).
  */
-import type { MemoryStats, PercentStats, ThroughputStats } from '../model/report.js';
+import type { MemoryStats, PercentStats, ThroughputStats } from '../model/index.js';
 import { COMPUTE_LADDER, type LadderBasis } from './compute-ladder.js';
 import type { PcieMetric, PercentMetric, SampleValues } from './sample-values.js';
 import { MIB_RANGE, PERCENT_RANGE, type SketchRange, WeightedQuantileSketch } from './stats/weighted-quantile-sketch.js';

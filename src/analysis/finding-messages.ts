@@ -2,8 +2,8 @@
  * Wording of the analysis findings, apart from the rules that raise them: a finding is its
  * code and evidence; this turns the two into a sentence for people.
  */
-import type { Finding } from '../model/report.js';
-import type { AnalysisFindingCode } from './thresholds.js';
+import type { Finding } from '../model/index.js';
+import type { AnalysisFindingCode } from './finding-rules.js';
 
 type Evidence = Finding['evidence'];
 

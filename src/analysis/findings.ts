@@ -3,10 +3,10 @@
  * device (MIG devices included: an idle instance is as wasteful as an idle board) and
  * short-window for the fleet. Thresholds come from ./thresholds.ts.
  */
-import type { Finding, GpuEntry } from '../model/report.js';
+import type { Finding, GpuEntry } from '../model/index.js';
 import { findingMessage } from './finding-messages.js';
 import type { AnalysisOptions } from './options.js';
-import { type AnalysisFindingCode, FINDING_RULES } from './thresholds.js';
+import { type AnalysisFindingCode, FINDING_RULES } from './finding-rules.js';
 
 const SECONDS_PER_HOUR = 3600;
 

@@ -7,21 +7,22 @@
  * resolved to boards (./identity.ts), each device's series are chained into one timeline
  * (./timeline.ts) and the GpuEntry is built (./gpu-entry.ts).
  */
-import type { ContainerCpuSample, DeviceInfo, DeviceRef, GpuSample, HostCpuSample, ObservationSink, PodAssignment, ProcessCpuSample, ProcessSample, SourceWarning } from '../model/observations.js';
-import type { GpuEntry } from '../model/report.js';
+import { MS_PER_HOUR } from '../model/index.js';
+import type { ContainerCpuSample, DeviceInfo, DeviceRef, GpuSample, HostCpuSample, ObservationSink, PodAssignment, ProcessCpuSample, ProcessSample, SourceWarning } from '../model/index.js';
+import type { GpuEntry } from '../model/index.js';
 import { FigureAccumulator } from './figure-accumulator.js';
 import { buildGpuEntry, type DeviceFacts, type DeviceInventory } from './gpu-entry.js';
 import { assignReportIds, type BoardIdentity, boardIdentityOf, boardKey, describeIdentity, refKey, resolveBoards, uuidsOnSeveralHosts } from './identity.js';
-import { FUTURE_SAMPLE_TOLERANCE_MS, MS_PER_HOUR, type AnalysisOptions } from './options.js';
+import { FUTURE_SAMPLE_TOLERANCE_MS, type AnalysisOptions } from './options.js';
 import { MAX_CONTAINERS_PER_DEVICE, PodAssignmentTable, type PodAssignmentRecord } from './pod-assignments.js';
-import { CpuUsageTable, MAX_CPU_SERIES, type ContainerCpuFigures, type HostCpuFigures } from './pipeline/cpu-usage.js';
-import { MAX_PROCESS_SERIES, ProcessCpuTable, type ProcessTreeCpuFigures } from './pipeline/process-cpu.js';
+import { CpuUsageTable, MAX_CPU_SERIES, type ContainerCpuFigures, type HostCpuFigures } from './cpu-pipeline/cpu-usage.js';
+import { MAX_PROCESS_SERIES, ProcessCpuTable, type ProcessTreeCpuFigures } from './cpu-pipeline/process-cpu.js';
 import { ProcessTable } from './processes.js';
 import { sampleValues } from './sample-values.js';
 import { LARGEST_INTERVALS_KEPT, MAX_KEPT_INTERVALS, SeriesRecorder, seriesBudgets } from './series.js';
 import { closeTimeline, selectNonOverlapping, type SourcedSeries } from './timeline.js';
 import { ZoneClock } from './zone-clock.js';
-import { someNamed } from '../text/some-named.js';
+import { someNamed } from '../support/index.js';
 
 /** Hosts and GPU ids a repeated-UUID warning names before `and N more`. */
 const NAMED_IN_WARNING = 8;
@@ -48,9 +49,9 @@ export interface FleetProfile {
   deviceFacts: ReadonlyMap<string, DeviceFacts>;
   /** Kubernetes containers seen holding each device (dcgm-exporter pod labels), by GpuEntry id; devices with none are absent. */
   podAssignments: ReadonlyMap<string, readonly PodAssignmentRecord[]>;
-  /** CPU figures over the window from node_exporter / cAdvisor counters (./pipeline/cpu-usage.ts); absent without them. */
+  /** CPU figures over the window from node_exporter / cAdvisor counters (./cpu-pipeline/cpu-usage.ts); absent without them. */
   cpu?: { hosts: HostCpuFigures[]; containers: ContainerCpuFigures[] };
-  /** CPU of each GPU process with its descendants (collect bundle processes.csv, ./pipeline/process-cpu.ts); absent without it. */
+  /** CPU of each GPU process with its descendants (collect bundle processes.csv, ./cpu-pipeline/process-cpu.ts); absent without it. */
   processCpu?: ProcessTreeCpuFigures[];
 }
 

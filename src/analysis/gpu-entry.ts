@@ -9,14 +9,14 @@
  * idleFraction = idle time / time in which the basis signal was read; idleHours is that idle
  * time itself, so a signal missing from some samples never invents idle hours.
  */
-import type { DeviceInfo } from '../model/observations.js';
-import type { GpuEntry, ProcessSummary } from '../model/report.js';
+import { MS_PER_HOUR } from '../model/index.js';
+import type { DeviceInfo } from '../model/index.js';
+import type { GpuEntry, ProcessSummary } from '../model/index.js';
 import { chooseComputeBasis } from './compute-ladder.js';
 import type { ActivityProfile } from './activity-profile.js';
 import type { FigureAccumulator } from './figure-accumulator.js';
 import type { BoardIdentity } from './identity.js';
 import { IsoTimes } from './iso-time.js';
-import { MS_PER_HOUR } from './options.js';
 import { pcieLinkOf } from './pcie-link.js';
 
 export type DeviceInventory = Partial<Omit<DeviceInfo, 'ref'>>;

@@ -15,7 +15,7 @@
  *     which can shift between reboots.
  * MIG devices are (board, GPU instance id); their refs carry the parent board's fields.
  */
-import type { DeviceRef } from '../model/observations.js';
+import type { DeviceRef } from '../model/index.js';
 
 export interface BoardIdentity {
   host: string;

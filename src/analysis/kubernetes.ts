@@ -26,9 +26,10 @@ import type {
   KubernetesSection,
   PodGpuMatch,
   SidecarOverhead,
-} from '../model/report.js';
-import type { ContainerInfo, KubernetesInventory, NodeInfo, PodInfo } from '../sources/kubernetes/index.js';
-import { deviceCount } from '../sources/kubernetes/index.js';
+} from '../model/index.js';
+import type { ContainerInfo, KubernetesInventory, NodeInfo, PodInfo, PodOnDevice } from '../model/index.js';
+import { deviceCount } from '../model/index.js';
+import { modelKeyOf } from '../catalog/index.js';
 import type { PodAssignmentRecord } from './pod-assignments.js';
 
 /**
@@ -58,8 +59,6 @@ export interface KubernetesAttributionInput {
   /** FleetProfile.podAssignments: containers seen on each GPU, by GpuEntry id. */
   podAssignments: ReadonlyMap<string, readonly PodAssignmentRecord[]>;
   idleThresholdPct: number;
-  /** Catalog key of a GFD product label (`NVIDIA-H100-80GB-HBM3`); `unknown` when none fits. */
-  modelKeyOf: (product: string | null) => string;
 }
 
 export interface KubernetesAttribution {
@@ -289,7 +288,8 @@ function allocatedUnused(
   };
 }
 
-function nodeEntry(node: NodeInfo, host: string | null, modelKeyOf: (product: string | null) => string): KubernetesNodeEntry {
+/** A GPU node as the report shows it; a GFD product label (`NVIDIA-H100-80GB-HBM3`) gets its catalog key. */
+function nodeEntry(node: NodeInfo, host: string | null): KubernetesNodeEntry {
   return {
     name: node.name,
     host,
@@ -362,7 +362,25 @@ export function attributeKubernetes(input: KubernetesAttributionInput): Kubernet
   const hostOfNodeName = new Map([...index.nodeOfHost].map(([host, node]) => [node.name, host]));
   const nodeEntries = input.inventory.nodes
     .filter((node) => hasGpus(node, hostOfNodeName.get(node.name)))
-    .map((node) => nodeEntry(node, hostOfNodeName.get(node.name) ?? null, input.modelKeyOf))
+    .map((node) => nodeEntry(node, hostOfNodeName.get(node.name) ?? null))
     .sort((a, b) => a.name.localeCompare(b.name));
   return { section: { pods, nodes: nodeEntries }, findings, notes };
+}
+
+/** The containers seen on each device, with their pod's labels where the Kubernetes inventory has the pod. */
+export function podsOnDevices(
+  assignments: ReadonlyMap<string, readonly PodAssignmentRecord[]>,
+  pods: readonly { namespace: string; name: string; labels: Readonly<Record<string, string>> }[],
+): Map<string, PodOnDevice[]> {
+  const labelsOf = new Map(pods.map((pod) => [`${pod.namespace}/${pod.name}`, pod.labels]));
+  const result = new Map<string, PodOnDevice[]>();
+  for (const [deviceId, records] of assignments) {
+    result.set(deviceId, records.map((record) => ({
+      namespace: record.namespace,
+      pod: record.pod,
+      ...(record.container === null ? {} : { container: record.container }),
+      labels: { ...labelsOf.get(`${record.namespace}/${record.pod}`) },
+    })));
+  }
+  return result;
 }

@@ -1,4 +1,5 @@
 /** Settings of the analysis, handed down from config/ and the CLI as plain data. */
+import { DEFAULT_IDLE_THRESHOLD_PCT, MS_PER_HOUR } from '../model/index.js';
 
 export interface AnalysisOptions {
   /** A sample whose compute signal is below this percentage is idle (strictly below). */
@@ -12,12 +13,7 @@ export interface AnalysisOptions {
   nowMs?: number;
 }
 
-export const DEFAULT_ANALYSIS_OPTIONS: AnalysisOptions = { idleThresholdPct: 5, timeZone: 'UTC' };
-
-/** "Monthly" figures are this many hours (DESIGN.md section 5). */
-export const HOURS_PER_MONTH = 730;
-
-export const MS_PER_HOUR = 3_600_000;
+export const DEFAULT_ANALYSIS_OPTIONS: AnalysisOptions = { idleThresholdPct: DEFAULT_IDLE_THRESHOLD_PCT, timeZone: 'UTC' };
 
 /**
  * How far past the audit's now a sample may be stamped: clocks of collectors and of the

@@ -13,7 +13,7 @@
  * This is the link's ceiling: packet headers take a further few percent, so a transfer that
  * reaches about 80% of it is already saturating the link.
  */
-import type { PcieLink } from '../model/report.js';
+import type { PcieLink } from '../model/index.js';
 
 interface Generation {
   gigatransfersPerSecond: number;

@@ -4,7 +4,7 @@
  * containers (a GPU shared by time-slicing sees a handful; thousands would be a broken
  * exporter), the rest are only counted. Memory grows with devices, never with samples.
  */
-import type { PodAssignment } from '../model/observations.js';
+import type { PodAssignment } from '../model/index.js';
 
 export interface PodAssignmentRecord {
   namespace: string;

@@ -3,8 +3,8 @@
  * processes, never with samples. pid alone is not enough (pids are reused over a long log);
  * the name alone is not enough (eight workers of one server share it).
  */
-import type { ProcessSample, ProcessType } from '../model/observations.js';
-import type { ProcessSummary } from '../model/report.js';
+import type { ProcessSample, ProcessType } from '../model/index.js';
+import type { ProcessSummary } from '../model/index.js';
 
 interface ProcessEntry {
   pid: number;

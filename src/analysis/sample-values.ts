@@ -2,7 +2,7 @@
  * The figures of one GPU sample that analysis weighs, without its identity or time. A series
  * keeps one of these per pending sample and per remembered long interval, never per sample.
  */
-import type { GpuSample } from '../model/observations.js';
+import type { GpuSample } from '../model/index.js';
 
 export interface SampleValues {
   utilizationPct?: number;

@@ -2,9 +2,9 @@
  * Fleet totals (DESIGN.md sections 4 and 5). Totals count physical GPUs only: a MIG device's
  * hours are part of its parent's, and the parent carries the cost.
  */
-import type { ComputeBasis } from '../model/observations.js';
-import type { FleetComputeBasis, FleetSummary, GpuEntry } from '../model/report.js';
-import { HOURS_PER_MONTH } from './options.js';
+import { HOURS_PER_MONTH } from '../model/index.js';
+import type { ComputeBasis } from '../model/index.js';
+import type { FleetComputeBasis, FleetSummary, GpuEntry } from '../model/index.js';
 
 const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
 

@@ -24,7 +24,7 @@
  * they grew). A plain number array rather than a Float64Array: V8 keeps it unboxed all the
  * same and allocates it on its heap, where each small typed array costs an ArrayBuffer.
  */
-import { type GpuTimeline, TIMELINE_MAX_BUCKETS } from '../model/report.js';
+import { type GpuTimeline, TIMELINE_MAX_BUCKETS } from '../model/index.js';
 import { RUNG_COUNT } from './compute-percent.js';
 import { IsoTimes } from './iso-time.js';
 import { SharedBudget, type BudgetMember } from './shared-budget.js';

@@ -7,8 +7,9 @@
  * samples (seconds or minutes apart) share a look-up.
  */
 
+import { MS_PER_HOUR } from '../model/index.js';
+
 const MS_PER_MINUTE = 60_000;
-const MS_PER_HOUR = 3_600_000;
 const MS_PER_DAY = 86_400_000;
 const BLOCK_MS = 15 * MS_PER_MINUTE;
 /** The cache is dropped when it grows past this (about 42 days of blocks): memory stays bounded. */

@@ -15,12 +15,12 @@ import type { EC2Client, EC2ClientConfig, InstanceTypeInfo, SpotPrice, _Instance
 import type { Filter as PriceListFilter, PricingClient } from '@aws-sdk/client-pricing';
 import type * as Ec2Sdk from '@aws-sdk/client-ec2';
 import type * as PricingSdk from '@aws-sdk/client-pricing';
-import type { InstanceType } from '../model/catalog.js';
+import type { InstanceType } from '../model/index.js';
 import { awsErrorFacts, credentialRejectedMessage } from './refresh/aws-errors.js';
 import { hasGpus, instanceFromAws } from './refresh/aws-instance-types.js';
 import { PRICE_LIST_ATTRIBUTES, pricesFromProduct, type AwsListPrices } from './refresh/aws-price-list.js';
 import { awsCredentialSource } from './refresh/credential-source.js';
-import { tableGpuLookup, type GpuLookup } from './refresh/gpu-key.js';
+import { tableGpuLookup, type GpuLookup } from './refresh/gpu-lookup.js';
 import { unknownGpuNotices, type UnknownGpuSighting } from './refresh/notices.js';
 import { combineOutcomes, failureOutcome, regionSummary, type RegionOutcome } from './refresh/outcomes.js';
 import { guardPages, mapLimit } from './refresh/paging.js';

@@ -13,13 +13,13 @@
  */
 import type { ComputeManagementClient, ResourceSku } from '@azure/arm-compute';
 import type { TokenCredential } from '@azure/identity';
-import type { InstanceType } from '../model/catalog.js';
-import { UpstreamError } from '../model/errors.js';
+import type { InstanceType } from '../model/index.js';
+import { UpstreamError } from '../support/index.js';
 import { azureCredentialRejectedMessage, azureErrorFacts } from './refresh/azure-errors.js';
 import { DEFAULT_RETAIL_PRICES_URL, fetchRetailPrices, pricesFromRetailItems, retailPricesFilter } from './refresh/azure-retail-prices.js';
 import { instanceFromAzureSku } from './refresh/azure-skus.js';
 import { azureCredentialSource } from './refresh/credential-source.js';
-import { tableGpuLookup, type GpuLookup } from './refresh/gpu-key.js';
+import { tableGpuLookup, type GpuLookup } from './refresh/gpu-lookup.js';
 import type { HttpRetryOptions } from './refresh/http-json.js';
 import { unknownGpuNotices, type UnknownGpuSighting } from './refresh/notices.js';
 import { combineOutcomes, failureOutcome, regionSummary, type RegionOutcome } from './refresh/outcomes.js';

@@ -12,8 +12,8 @@ import { readFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheDirectory, type CacheLocationOptions } from './cache-location.js';
 import { z } from 'zod';
-import type { InstanceCatalog, InstanceType } from '../model/catalog.js';
-import { removeLeftoverTempFiles, writeFileAtomic } from '../io/atomic-write.js';
+import type { InstanceCatalog, InstanceType } from '../model/index.js';
+import { removeLeftoverTempFiles, writeFileAtomic } from '../support/index.js';
 import { acquireLock, type LockOptions } from './refresh/cache-lock.js';
 import type { ProviderRefresh, RefreshProvider, RegionFailure } from './refresh/types.js';
 

@@ -2,7 +2,7 @@
  * The catalog layer's public face: GPU models, MIG profiles, instance types and prices.
  * analysis/ and recommend/ import from here, not from the files behind it.
  */
-import type { InstanceCatalog } from '../model/catalog.js';
+import type { InstanceCatalog } from '../model/index.js';
 import { readdir } from 'node:fs/promises';
 import type { readNewestCache } from './cache.js';
 import { cacheDirectory } from './cache-location.js';
@@ -56,3 +56,5 @@ export type { GpuHourPrice, PerGpuBasis, PriceTerm, TermPrice } from './pricing.
 export { DEFAULT_PROVIDER, inferInstanceType, resolveInstanceType } from './resolve-instance.js';
 export type { HostFacts, ResolvedInstance } from './resolve-instance.js';
 export type { GpuSpecRecord, InstanceRecord, MigGpuTable, MigMemoryGiB, MigProfile, NotedValue } from './types.js';
+export type { AwsRefreshOptions } from './aws.js';
+export type { ProviderRefresh, RefreshProvider, RegionFailure, RegionSummary } from './refresh/types.js';

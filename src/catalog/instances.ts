@@ -2,12 +2,12 @@
  * The bundled instance snapshot, and the pure functions `catalog list`, the audit and the
  * recommenders use to pick from a catalog (bundled or refreshed): filter, sort, look up.
  */
-import type { InstanceCatalog, InstanceType, PricingModel } from '../model/catalog.js';
+import type { InstanceCatalog, InstanceType, PricingModel } from '../model/index.js';
 import { BUNDLED_CATALOG_AS_OF, BUNDLED_INSTANCES } from './data/instances.js';
 import { gpuSpecByKey } from './gpus.js';
 import { gpuHourPrice, instancePrice } from './pricing.js';
 import type { InstanceRecord } from './types.js';
-import { editDistance } from '../text/edit-distance.js';
+import { editDistance } from '../support/index.js';
 
 export type Provider = InstanceType['provider'];
 export const PROVIDERS: readonly Provider[] = ['aws', 'azure', 'gcp'];

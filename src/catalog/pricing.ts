@@ -6,7 +6,7 @@
  * $0.475/h is $1.90 per L4-hour. That figure says what a whole GPU would cost at that rate; it is
  * labelled as such wherever it is shown. Nothing here divides by zero: no GPU, no per-GPU price.
  */
-import type { InstanceType, PricingModel } from '../model/catalog.js';
+import type { InstanceType, PricingModel } from '../model/index.js';
 
 /** Which price answered: a 1-year commitment may be a reservation or a savings plan. */
 export type PriceTerm = 'on-demand' | 'spot' | 'reserved-1y' | 'reserved-3y' | 'savings-plan-1y' | 'savings-plan-3y';

@@ -8,9 +8,9 @@
  * A named type missing from the catalog is not replaced by a guess: a user's name is an input
  * error, a label's name leaves the host unpriced.
  */
-import type { InstanceCatalog, InstanceType } from '../model/catalog.js';
-import type { InstanceTypeBasis } from '../model/report.js';
-import { InputError } from '../model/errors.js';
+import type { InstanceCatalog, InstanceType } from '../model/index.js';
+import type { InstanceTypeBasis } from '../model/index.js';
+import { InputError } from '../support/index.js';
 import { UNKNOWN_GPU_KEY } from './gpu-keys.js';
 import { closeInstanceNames, findInstances, sortInstances, type Provider } from './instances.js';
 

@@ -4,7 +4,7 @@
  * qualifies it, the confidence of the names, the key in the source's scheme.
  * Anything typed as the model contract accepts these records unchanged.
  */
-import type { Confidence, GpuModelSpec, InstanceType, SourcedValue } from '../model/catalog.js';
+import type { Confidence, GpuModelSpec, InstanceType, SourcedValue } from '../model/index.js';
 
 /** A sourced value plus the reference's own qualifier, e.g. "datasheet 2 TB/s". */
 export interface NotedValue<T = number> extends SourcedValue<T> {

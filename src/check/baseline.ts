@@ -5,10 +5,10 @@
  * or a new finding whose code the check treats as an error. A limit breached in both
  * reports is a note, not a regression: the gate is about change.
  */
-import type { GpuEntry, Report } from '../model/report.js';
+import type { GpuEntry, Report } from '../model/index.js';
 import { evaluateThresholds, gateFindings } from './evaluate.js';
-import type { Thresholds } from './thresholds.js';
-import type { BaselineChange, BaselineComparison, Direction, FigureChange, GatedFinding, ThresholdResult } from './types.js';
+import type { Thresholds } from '../model/index.js';
+import type { BaselineChange, BaselineComparison, Direction, FigureChange, GatedFinding, ThresholdResult } from '../model/index.js';
 
 /** Percentage points a percentage figure may worsen, and percent a money figure may grow, before it is a regression. */
 export const DEFAULT_BASELINE_TOLERANCE = 5;

@@ -2,9 +2,10 @@
  * Pure evaluation of a Report against Thresholds: no I/O, no wording beyond names, so the
  * verdict can be tested figure by figure and rendered in any format.
  */
-import type { GpuEntry, Report } from '../model/report.js';
-import { THRESHOLD_DEFINITIONS, findingLevel, withinLimit, type ThresholdDefinition, type Thresholds } from './thresholds.js';
-import type { GatedFinding, ThresholdResult } from './types.js';
+import type { GpuEntry, Report } from '../model/index.js';
+import { THRESHOLD_DEFINITIONS, type ThresholdDefinition, type Thresholds } from '../model/index.js';
+import { findingLevel, withinLimit } from './thresholds.js';
+import type { GatedFinding, ThresholdResult } from '../model/index.js';
 
 /**
  * The devices a per-GPU threshold looks at: every GPU and MIG device, except a GPU in MIG

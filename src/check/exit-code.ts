@@ -5,7 +5,7 @@
  * whatever the unread inputs held, while a pass over part of the fleet proves nothing.
  * Usage errors (2) and upstream failures (3) end the run before a verdict exists.
  */
-import type { BaselineComparison, GatedFinding, ThresholdResult } from './types.js';
+import type { BaselineComparison, GatedFinding, ThresholdResult } from '../model/index.js';
 
 export function checkExitCode(
   thresholds: readonly ThresholdResult[],

@@ -2,12 +2,12 @@
  * `gpu-audit check` as a library: a Report and Thresholds in, a CheckResult out.
  * Pure; the CLI reads files (baseline), renders and sets the exit code.
  */
-import type { Report } from '../model/report.js';
+import type { Report } from '../model/index.js';
 import { compareWithBaseline } from './baseline.js';
 import { evaluateThresholds, gateFindings } from './evaluate.js';
 import { checkExitCode } from './exit-code.js';
-import type { Thresholds } from './thresholds.js';
-import type { BaselineComparison, CheckResult, GatedFinding, ThresholdResult } from './types.js';
+import type { Thresholds } from '../model/index.js';
+import type { BaselineComparison, CheckResult, GatedFinding, ThresholdResult } from '../model/index.js';
 
 export interface CheckOptions {
   thresholds: Thresholds;
@@ -55,16 +55,7 @@ export { compareWithBaseline, DEFAULT_BASELINE_TOLERANCE } from './baseline.js';
 export type { BaselineOptions } from './baseline.js';
 export { checkedDevices, evaluateThresholds, gateFindings } from './evaluate.js';
 export { checkExitCode } from './exit-code.js';
-export {
-  DEFAULT_FINDING_LEVEL,
-  FINDING_LEVELS,
-  NO_THRESHOLDS,
-  THRESHOLD_DEFINITIONS,
-  findingLevel,
-  mergeThresholds,
-  thresholdsFromConfig,
-  thresholdsFromFlags,
-  withinLimit,
-} from './thresholds.js';
-export type { FindingLevel, ThresholdDefinition, ThresholdFlags, ThresholdKey, Thresholds } from './thresholds.js';
-export type * from './types.js';
+export { findingLevel, mergeThresholds, thresholdsFromConfig, thresholdsFromFlags, withinLimit } from './thresholds.js';
+export type { ThresholdFlags } from './thresholds.js';
+export { comparedGpu, comparedPart } from './baseline.js';
+export { readComparedReport } from './read-baseline.js';

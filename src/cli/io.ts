@@ -1,5 +1,5 @@
-import { describeFailure } from '../io/atomic-write.js';
-import { InputError } from '../model/errors.js';
+import { describeFailure } from '../support/index.js';
+import { InputError } from '../support/index.js';
 import { ExitCode } from './exit-codes.js';
 
 /**

@@ -3,17 +3,14 @@
  * defaults cannot drift between commands.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { PRICING_MODELS, PROVIDERS } from '../model/catalog.js';
+import { DEFAULT_IDLE_THRESHOLD_PCT, PRICING_MODELS, PROVIDERS } from '../model/index.js';
 import { isValidTimeZone, localTimeZone } from '../sources/index.js';
-import { parseDurationSeconds } from '../sources/prometheus/index.js';
+import { parseDurationSeconds } from '../sources/index.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'markdown', 'html', 'csv'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 // Declared once, in the config schema, so gpu-audit.yaml and the flags accept the same values.
 export { PRICING_MODELS, PROVIDERS };
 
-export const DEFAULT_IDLE_THRESHOLD_PCT = 5;
 
 function percent(value: string): number {
   const parsed = Number(value);
@@ -28,7 +25,8 @@ function timeZone(value: string): string {
   return value;
 }
 
-export function addOutputOptions(command: Command, formats: readonly string[] = OUTPUT_FORMATS): Command {
+/** `--format` (choices: the formats of the command's renderers), `-o`, `--quiet`, `--no-color`, `--debug`. */
+export function addOutputOptions(command: Command, formats: readonly string[]): Command {
   return command
     .addOption(new Option('-f, --format <format>', 'output format').choices(formats).default('table'))
     .addOption(new Option('-o, --output <file>', 'write the output to FILE (atomically) instead of stdout'))
@@ -37,7 +35,7 @@ export function addOutputOptions(command: Command, formats: readonly string[] = 
     .addOption(new Option('--debug', 'show stack traces of errors'));
 }
 
-/** `--redact` on the commands that render a report (audit, check, report): src/report/redact.ts, SECURITY.md. */
+/** `--redact` on the commands that render a report (audit, check, report): src/render/redact.ts, SECURITY.md. */
 export function addRedactOption(command: Command): Command {
   return command.addOption(new Option('--redact', 'replace host, pod, namespace, container, process and file names and GPU UUIDs by stable short hashes (key: GPU_AUDIT_REDACT_KEY)'));
 }

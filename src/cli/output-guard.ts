@@ -8,7 +8,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../model/errors.js';
+import { InputError } from '../support/index.js';
 import { resolveInputs, STDIN_REF } from '../sources/index.js';
 
 /** One thing the run reads, with the words that name it in a refusal (`a source`, `--baseline`). */

@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
-import { writeFileAtomic } from '../io/atomic-write.js';
+import { writeFileAtomic } from '../support/index.js';
 import type { CliIo } from './io.js';
 
 /**
  * Writes a rendered output to stdout, or atomically to a file (never half-written). A large
- * output may come in pieces (src/report/json.ts renderJsonPieces): each goes out as it is
+ * output may come in pieces (src/render/json.ts renderJsonPieces): each goes out as it is
  * made, so the whole text is never held as one string, nor copied into one Buffer; into a
  * pipe, the next piece is made once the reader has taken the last (`| jq`: the 1 GB DCGM
  * file's report queued whole in memory, 354 MiB against 275 into a file).

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { InputError, UpstreamError } from '../model/errors.js';
-import { TOOL_VERSION } from '../version.js';
+import { InputError, UpstreamError } from '../support/index.js';
+import { toolInfo } from '../support/index.js';
 import { auditCommand } from './commands/audit.js';
 import { catalogCommand } from './commands/catalog.js';
 import { sizeCommand } from './commands/size.js';
@@ -9,14 +9,14 @@ import { refreshCommand } from './commands/catalog-refresh.js';
 import { reportCommand } from './commands/report.js';
 import { collectCommand } from './commands/collect.js';
 import { initCommand } from './commands/init.js';
-import { sweepStaleTemporaries } from '../io/atomic-write.js';
+import { sweepStaleTemporaries } from '../support/index.js';
 import { ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 
 export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('gpu-audit')
     .description('GPU utilization auditor and right-sizing advisor')
-    .version(TOOL_VERSION, '-V, --version')
+    .version(toolInfo().version, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
     .exitOverride();

@@ -5,10 +5,10 @@
  */
 import { mkdir, open, readdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { InputError } from '../model/errors.js';
-import { writeFileAtomic } from '../io/atomic-write.js';
-import { BUNDLE_MANIFEST_FILE, type BundleManifest } from '../sources/collect-bundle.js';
-import { CPU_TIME_FIELDS, type ProcStat, type TreeProcess } from './proc.js';
+import { InputError } from '../support/index.js';
+import { writeFileAtomic } from '../support/index.js';
+import { BUNDLE_MANIFEST_FILE, CPU_TIME_FIELDS, type BundleManifest } from '../model/index.js';
+import type { ProcStat, TreeProcess } from './proc.js';
 
 export const XML_FILE = 'nvidia-smi.xml';
 export const PROC_STAT_FILE = 'proc-stat.csv';

@@ -4,12 +4,12 @@
  * still ends with a complete manifest; only a sample in flight is dropped.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InputError } from '../model/errors.js';
-import { BUNDLE_SCHEMA_VERSION, type BundleManifest } from '../sources/collect-bundle.js';
-import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { InputError } from '../support/index.js';
+import { BUNDLE_SCHEMA_VERSION, DEFAULT_CLOCK_TICKS, type BundleManifest } from '../model/index.js';
+import { toolInfo } from '../support/index.js';
 import { BundleWriter } from './bundle-writer.js';
 import { SnapshotCanceled, nvidiaSmiSnapshot, snapshotFacts, type SnapshotTaker } from './nvidia-smi.js';
-import { DEFAULT_CLOCK_TICKS, clockTicksPerSecond, processTrees, readAllProcesses, readProcStat, type ProcStat } from './proc.js';
+import { clockTicksPerSecond, processTrees, readAllProcesses, readProcStat, type ProcStat } from './proc.js';
 
 /** How long a failed sample waits for a signal that may be on its way (see the loop). */
 const SIGNAL_GRACE_MS = 100;
@@ -69,7 +69,7 @@ export async function collect(options: CollectOptions): Promise<CollectResult> {
   const manifest: BundleManifest = {
     schemaVersion: BUNDLE_SCHEMA_VERSION,
     kind: 'gpu-audit-bundle',
-    tool: { name: TOOL_NAME, version: TOOL_VERSION },
+    tool: toolInfo(),
     host: options.host,
     timezone: options.timeZone,
     startedAt: new Date(startMs).toISOString(),

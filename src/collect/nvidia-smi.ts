@@ -2,13 +2,21 @@
  * One `nvidia-smi -q -x` document per call. `-l` is not used: each sample is started by
  * the collector's own clock, so a slow driver delays one sample instead of drifting all.
  */
-import { InputError } from '../model/errors.js';
+import { InputError } from '../support/index.js';
 
 /** A healthy driver answers in well under a second; a hung one must not hang the collection. */
 export const NVIDIA_SMI_TIMEOUT_MS = 30_000;
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
 export const NVIDIA_SMI_MISSING = 'nvidia-smi not found on PATH: collect needs an NVIDIA driver; audit saved files instead';
+
+/** nvidia-smi is not on PATH: each command that runs it says what that means for it. */
+export class NvidiaSmiMissing extends InputError {
+  constructor(cause: unknown) {
+    super(NVIDIA_SMI_MISSING, { cause });
+    this.name = 'NvidiaSmiMissing';
+  }
+}
 
 /** Takes one snapshot; `signal` cancels a call in flight (the sample is then dropped). */
 export type SnapshotTaker = (signal?: AbortSignal) => Promise<string>;
@@ -27,7 +35,7 @@ export const nvidiaSmiSnapshot: SnapshotTaker = async (signal) => {
     stdout = result.stdout;
   } catch (error) {
     const failure = error as { code?: string; shortMessage?: string; stderr?: unknown; isCanceled?: boolean };
-    if (failure.code === 'ENOENT') throw new InputError(NVIDIA_SMI_MISSING, { cause: error });
+    if (failure.code === 'ENOENT') throw new NvidiaSmiMissing(error);
     if (failure.isCanceled === true) throw new SnapshotCanceled();
     // nvidia-smi says what is wrong ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver") on stdout or stderr.
     const said = firstLine(typeof failure.stderr === 'string' ? failure.stderr : '') ?? firstLine((error as { stdout?: string }).stdout ?? '');

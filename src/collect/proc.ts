@@ -5,20 +5,7 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-
-/** The aggregate `cpu` line of /proc/stat, in ticks since boot. */
-export interface CpuTimes {
-  user: number;
-  nice: number;
-  system: number;
-  idle: number;
-  iowait: number;
-  irq: number;
-  softirq: number;
-  steal: number;
-}
-
-export const CPU_TIME_FIELDS = ['user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq', 'steal'] as const satisfies readonly (keyof CpuTimes)[];
+import { CPU_TIME_FIELDS, DEFAULT_CLOCK_TICKS, type CpuTimes } from '../model/index.js';
 
 export interface ProcStat {
   cpu: CpuTimes;
@@ -134,9 +121,6 @@ export function processTrees(all: readonly ProcessStat[], gpuPids: readonly numb
   }
   return result;
 }
-
-/** USER_HZ: 100 on every mainstream Linux build; asked of getconf when it is there. */
-export const DEFAULT_CLOCK_TICKS = 100;
 
 export async function clockTicksPerSecond(): Promise<number> {
   try {

@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { pathExists } from '../io/path-exists.js';
+import { pathExists } from '../support/index.js';
 
 export const CONFIG_FILE_NAMES = ['gpu-audit.yaml', 'gpu-audit.yml', '.gpu-audit.yaml'] as const;
 

@@ -6,8 +6,8 @@
  * `--demo`, else gpu-audit.yaml discovered from the working directory upwards (./discover.ts).
  */
 import { discoverConfigFile } from './discover.js';
-import type { LoadedConfig } from './load.js';
-import type { GpuAuditConfig, WorkloadConfig } from './schema.js';
+import type { LoadedConfig } from './document/load.js';
+import type { GpuAuditConfig, WorkloadConfig } from './document/schema.js';
 
 export interface ConfigSettings {
   idleThresholdPct: number | undefined;
@@ -59,6 +59,6 @@ export async function loadAuditConfig(lookup: ConfigLookup): Promise<LoadedConfi
   const file = lookup.explicitFile ?? lookup.demoFile ?? (await discoverConfigFile(lookup.cwd));
   if (file === undefined) return undefined;
   // The YAML parser and the zod schema load only when there is a config to read.
-  const { loadConfigFile } = await import('./load.js');
+  const { loadConfigFile } = await import('./document/load.js');
   return loadConfigFile(file);
 }

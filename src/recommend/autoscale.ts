@@ -8,7 +8,7 @@
  * purchase plan, so these carry 0 and are never counted twice.
  */
 import { stringify } from 'yaml';
-import type { Recommendation } from '../model/report.js';
+import type { Recommendation } from '../model/index.js';
 import { confidenceOf, weaknessesOf } from './confidence.js';
 import { sizeServingPool } from './pool.js';
 import type { DemandUnit, RecommendOptions, ServingFacts, StrategyResult } from './types.js';

@@ -4,7 +4,7 @@
  * g6f) are left out: they cannot host a tensor-parallel split and share the board's compute.
  */
 import { gpuSpecByKey, pricePerGpuHour } from '../catalog/index.js';
-import type { InstanceCatalog, InstanceType, PricingModel } from '../model/catalog.js';
+import type { InstanceCatalog, InstanceType, PricingModel } from '../model/index.js';
 
 export interface GpuOption {
   modelKey: string;

@@ -2,7 +2,7 @@
  * Confidence of a recommendation from the facts it rests on. Each weakness lowers it one step
  * and is named: a reader sees why a recommendation is `low`, not just that it is.
  */
-import type { Recommendation } from '../model/report.js';
+import type { Recommendation } from '../model/index.js';
 import type { DemandUnit } from './types.js';
 
 export type Confidence = Recommendation['confidence'];

@@ -4,8 +4,8 @@
  * only feed the MIG repacker). What the GPU entry cannot say stays unknown: tenant, checkpoints,
  * serving facts. The workload kind is read from process names and marked as such in evidence.
  */
-import { detectPreallocation } from '../analysis/workloads/index.js';
-import type { GpuEntry, PercentStats, VramProfile } from '../model/report.js';
+import { detectPreallocation } from '../analysis/index.js';
+import type { GpuEntry, PercentStats, VramProfile } from '../model/index.js';
 import type { DemandUnit, WorkloadKind } from './types.js';
 
 /** Process name patterns -> workload kind; first match wins. Heuristic, so evidence says `kindSource: process-name`. */

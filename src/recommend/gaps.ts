@@ -3,14 +3,14 @@
  * data" to be an explicit answer a reader sees, not a silence. One finding per target and code
  * (ids stay `${code}:${target}`), listing every strategy that stopped there and why.
  */
-import type { Finding } from '../model/report.js';
+import type { Finding, FindingCode } from '../model/index.js';
 import type { NotEnoughData } from './types.js';
 
-export const NOT_ENOUGH_DATA = 'not-enough-data';
-export const TENANT_ISOLATION = 'tenant-isolation';
+export const NOT_ENOUGH_DATA: FindingCode = 'not-enough-data';
+export const TENANT_ISOLATION: FindingCode = 'tenant-isolation';
 
 export function gapFindings(gaps: readonly NotEnoughData[]): Finding[] {
-  const grouped = new Map<string, { code: string; target: string; entries: NotEnoughData[] }>();
+  const grouped = new Map<string, { code: FindingCode; target: string; entries: NotEnoughData[] }>();
   for (const gap of gaps) {
     const code = gap.declined === true ? TENANT_ISOLATION : NOT_ENOUGH_DATA;
     const target = gap.targets[0];

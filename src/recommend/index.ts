@@ -4,8 +4,8 @@
  * from its JSON. Each strategy declares the unit fields it needs (see its file header) and
  * answers "not enough data" with the reason where they are missing.
  */
-import type { WorkloadDefinition } from '../analysis/workloads/index.js';
-import type { Finding, GpuEntry, Recommendation, WorkloadEntry } from '../model/report.js';
+import type { WorkloadDefinition } from '../analysis/index.js';
+import type { Finding, GpuEntry, Recommendation, WorkloadEntry } from '../model/index.js';
 import { autoscale } from './autoscale.js';
 import { gapFindings } from './gaps.js';
 import { demandUnitsFromGpus } from './demand-units.js';
@@ -80,12 +80,10 @@ export function recommendForFleet(
 export { demandUnitsFromGpus, kindFromProcesses, preallocates, vramProfileOf } from './demand-units.js';
 export { demandUnitsFromWorkloads } from './workload-units.js';
 export { sizePool, DEFAULT_POOL_HEADROOM, ceilTolerant } from './pool.js';
-export type { PoolSizing, PoolSizingInput } from './pool.js';
 export { selectExclusive } from './select.js';
 export { gapFindings, NOT_ENOUGH_DATA, TENANT_ISOLATION } from './gaps.js';
 export { planSize } from './size-plan.js';
-export type { SizePlan, SizeRequest } from './size-plan.js';
 export { validateMigPartedConfig, migPartedConfig, packProfiles, smallestProfile } from './sharing/mig.js';
 export { planPurchase, reservedCount, breakEvenDiscount, spotExpectedUsdPerHour, DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR } from './purchase.js';
-export { DEFAULT_RECOMMEND_SETTINGS, HOURS_PER_MONTH } from './types.js';
+export { DEFAULT_RECOMMEND_SETTINGS } from './types.js';
 export type { CommitmentDiscount, DemandUnit, NotEnoughData, RecommendOptions, ServingFacts, WorkloadKind } from './types.js';

@@ -5,9 +5,11 @@
  *   warm pool = ceil(demand growth during one cold start / per-GPU throughput)
  * Pure arithmetic shared by `gpu-audit size` and the audit's replica recommendations.
  */
+import { HOURS_PER_MONTH } from '../model/index.js';
+import type { PoolSizing, PoolSizingInput } from '../model/index.js';
 import { gpuName } from './candidates.js';
 import { confidenceOf, weaknessesOf } from './confidence.js';
-import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type ServingFacts, type StrategyResult } from './types.js';
+import { type DemandUnit, type RecommendOptions, type ServingFacts, type StrategyResult } from './types.js';
 import { money, round2 } from './units.js';
 
 export const DEFAULT_POOL_HEADROOM = 0.2;
@@ -17,34 +19,6 @@ const CEIL_TOLERANCE = 1e-9;
 
 export function ceilTolerant(value: number): number {
   return Math.ceil(value - CEIL_TOLERANCE);
-}
-
-export interface PoolSizingInput {
-  /** Peak demand, inferences per second. */
-  peakPerSecond: number;
-  /** Inferences per second one GPU sustains within its latency target. */
-  perGpuPerSecond: number;
-  headroom: number;
-  gpusPerInstance: number;
-  /** Price of one instance per hour, or null when unknown. */
-  instanceUsdPerHour: number | null;
-  coldStartSeconds?: number;
-  /** Demand growth, inferences per second per minute. */
-  rampPerSecondPerMinute?: number;
-}
-
-export interface PoolSizing {
-  replicas: number;
-  gpus: number;
-  instances: number;
-  hourlyUsd: number | null;
-  monthlyUsd: number | null;
-  /** At one GPU's full throughput. */
-  costPer1000AtCapacityUsd: number | null;
-  /** The whole pool's cost spread over the peak demand. */
-  costPer1000AtPeakUsd: number | null;
-  /** Extra replicas kept running to absorb the ramp while new ones start; null without cold start and ramp. */
-  warmPoolReplicas: number | null;
 }
 
 export function sizePool(input: PoolSizingInput): PoolSizing {

@@ -18,11 +18,12 @@
  * (neither) no discount is assumed:
  * the plan reserves nothing and states the break-even discount for each k instead.
  */
-import type { Finding, Recommendation } from '../model/report.js';
+import { HOURS_PER_MONTH } from '../model/index.js';
+import type { Finding, Recommendation } from '../model/index.js';
 import { priceAt } from '../catalog/index.js';
 import { gpuName } from './candidates.js';
 import { confidenceOf, weaknessesOf } from './confidence.js';
-import { HOURS_PER_MONTH, type CheckpointFacts, type DemandUnit, type RecommendOptions, type StrategyResult } from './types.js';
+import { type CheckpointFacts, type DemandUnit, type RecommendOptions, type StrategyResult } from './types.js';
 import { money, percent, round2 } from './units.js';
 
 /** Hourly demand as shares of hours: `weight` of the hours need `gpus` GPUs; weights sum to 1. */

@@ -9,11 +9,12 @@
  * memory bandwidth when memory-bound, both when the bound is unknown (the conservative reading).
  * A unit idle for the whole window is proposed for release rather than a smaller GPU.
  */
+import { HOURS_PER_MONTH } from '../model/index.js';
 import { gpuSpecByKey } from '../catalog/index.js';
-import type { Recommendation } from '../model/report.js';
+import type { Recommendation } from '../model/index.js';
 import { gpuName, gpuOptions, scopeFor, type GpuOption } from './candidates.js';
 import { confidenceOf, weaknessesOf } from './confidence.js';
-import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type StrategyResult } from './types.js';
+import { type DemandUnit, type RecommendOptions, type StrategyResult } from './types.js';
 import { money, round2 } from './units.js';
 
 /** Tensor-parallel degrees tried when the model does not fit one GPU. */

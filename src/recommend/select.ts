@@ -5,10 +5,10 @@
  * claimed by a counted one; the others name the counted recommendation they are an alternative to.
  * Greedy rather than an exact set packing: it is predictable, and a reader can redo it by hand.
  */
-import type { Recommendation } from '../model/report.js';
+import { RECOMMENDATION_KINDS, type Recommendation } from '../model/index.js';
 
-/** On equal savings: isolation first (MIG), then the smaller change. */
-const KIND_PREFERENCE: readonly Recommendation['kind'][] = ['mig', 'rightsize', 'mps', 'time-slicing', 'purchase', 'replicas', 'autoscale'];
+/** On equal savings: the registry's order of preference (isolation first, then the smaller change). */
+const KIND_PREFERENCE: readonly Recommendation['kind'][] = RECOMMENDATION_KINDS;
 
 function order(left: Recommendation, right: Recommendation): number {
   return (

@@ -4,33 +4,10 @@
  * ./pool.ts. Pure: catalog and request in, plan out; the CLI parses and prints.
  */
 import { findInstances, gpuSpecByKey, instancePrice, matchesGpu, priceAt, closeInstanceNames } from '../catalog/index.js';
-import type { InstanceCatalog, InstanceType, PricingModel } from '../model/catalog.js';
-import { InputError } from '../model/errors.js';
-import { sizePool, type PoolSizing } from './pool.js';
-
-export interface SizeRequest {
-  peakPerSecond: number;
-  perGpuPerSecond: number;
-  headroom: number;
-  gpu?: string;
-  instanceType?: string;
-  providers?: readonly InstanceType['provider'][];
-  region?: string;
-  pricing: PricingModel;
-  coldStartSeconds?: number;
-  rampPerSecondPerMinute?: number;
-}
-
-export interface SizePlan {
-  request: SizeRequest;
-  instance: { provider: string; name: string; region: string; gpuModelKey: string; gpuModelName: string; gpusPerInstance: number };
-  /** Which price answered (a 1-year commitment may be a savings plan); null where the type has no price at this pricing model. */
-  priceTerm: string | null;
-  instanceUsdPerHour: number | null;
-  sizing: PoolSizing;
-  /** Instances other than the chosen one that were compared, cheapest first (for a --gpu request). */
-  alternatives: { name: string; instances: number; hourlyUsd: number }[];
-}
+import type { InstanceCatalog, InstanceType } from '../model/index.js';
+import { InputError } from '../support/index.js';
+import type { PoolSizing, SizePlan, SizeRequest } from '../model/index.js';
+import { sizePool } from './pool.js';
 
 function candidatesFor(catalog: InstanceCatalog, request: SizeRequest): InstanceType[] {
   const inScope = (instance: InstanceType): boolean =>

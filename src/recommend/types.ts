@@ -3,9 +3,9 @@
  * (what each workload needs) and the instance catalog; each declares the fields it reads and
  * answers either recommendations or an explicit "not enough data" with the reason (krr style).
  */
-import type { InstanceCatalog, PricingModel } from '../model/catalog.js';
-import type { ComputeBasis } from '../model/observations.js';
-import type { InstanceTypeBasis, Recommendation, VramProfile } from '../model/report.js';
+import { DEFAULT_IDLE_THRESHOLD_PCT, type InstanceCatalog, type PricingModel } from '../model/index.js';
+import type { ComputeBasis } from '../model/index.js';
+import type { InstanceTypeBasis, Recommendation, VramProfile } from '../model/index.js';
 
 export type WorkloadKind = 'training' | 'inference' | 'batch' | 'interactive' | 'unknown';
 
@@ -120,7 +120,7 @@ export interface RecommendOptions {
 }
 
 export const DEFAULT_RECOMMEND_SETTINGS = {
-  idleThresholdPct: 5,
+  idleThresholdPct: DEFAULT_IDLE_THRESHOLD_PCT,
   vramHeadroom: 0.15,
   allowCrossTenantSharing: false,
   mpsComputeLimitPct: 80,
@@ -129,4 +129,3 @@ export const DEFAULT_RECOMMEND_SETTINGS = {
   minSamples: 100,
 } as const satisfies Partial<RecommendOptions>;
 
-export const HOURS_PER_MONTH = 730;

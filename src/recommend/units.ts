@@ -1,5 +1,5 @@
 /** Rounding and money wording shared by the recommenders (figures stay numbers in evidence). */
-import { enUsNumberFormat } from '../text/en-us-number-format.js';
+import { enUsNumberFormat } from '../support/index.js';
 
 /** Two decimals: money in cents, other figures as shown. Rounded once, where a figure is made. */
 export function round2(value: number): number {

@@ -4,8 +4,8 @@
  * another (sharedGpus) cannot be moved alone, so its GPUs fall back to per-GPU units, as do GPUs
  * no workload holds. The `unassigned` workload is never a unit of its own.
  */
-import { UNASSIGNED, type WorkloadDefinition } from '../analysis/workloads/index.js';
-import type { GpuEntry, WorkloadEntry } from '../model/report.js';
+import { UNASSIGNED, type WorkloadDefinition } from '../analysis/index.js';
+import type { GpuEntry, WorkloadEntry } from '../model/index.js';
 import { demandUnitsFromGpus } from './demand-units.js';
 import type { DemandUnit, ServingFacts, WorkloadKind } from './types.js';
 

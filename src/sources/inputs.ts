@@ -9,8 +9,8 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
-import { InputError } from '../model/errors.js';
-import { bundleAuditFiles, bundleManifestOfFile, readBundleManifest } from './collect-bundle.js';
+import { InputError } from '../support/index.js';
+import { bundleAuditFiles, bundleManifestOfFile, readBundleManifest } from './bundle.js';
 
 export interface InputRef {
   /** As the user named it (`-` for stdin), or the path found under a named directory. */

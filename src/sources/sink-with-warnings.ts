@@ -1,4 +1,4 @@
-import type { ObservationSink, SourceWarning } from '../model/observations.js';
+import type { ObservationSink, SourceWarning } from '../model/index.js';
 
 /** `sink` with its warnings handed to `warn` instead (to count, limit or renumber them on their way). */
 export function withWarnings(sink: ObservationSink, warn: (warning: SourceWarning) => void): ObservationSink {

@@ -1,4 +1,4 @@
-import type { ObservationSink, SourceWarning } from '../model/observations.js';
+import type { ObservationSink, SourceWarning } from '../model/index.js';
 
 /** Everything a parser needs to know about the input besides its bytes. */
 export interface SourceContext {
@@ -51,7 +51,7 @@ export interface SourceParser {
 
 /**
  * Reading one file in blocks of whole lines, each in a thread of its own
- * (worker/parse-in-blocks.ts), replayed in file order: a format whose lines need nothing from
+ * (sources/parallel/parse-in-blocks.ts), replayed in file order: a format whose lines need nothing from
  * the lines before them but a small `state` (the CSV header in effect), or nothing at all (the
  * documents of an XML log). Each block's calls on the sink must then be those the whole-file
  * `parse` makes for its lines, with these differences, which the block reader undoes or which

@@ -14,9 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDcgmFederation } from '../../bench/generate/dcgm-exposition.js';
 import { generateOnce } from '../../bench/generate/writer.js';
 import { resolveBoards, type BoardIdentity } from '../../src/analysis/identity.js';
-import { runAudit } from '../../src/audit.js';
+import { runAudit } from '../../src/engine/run-audit.js';
 import { loadCatalog } from '../../src/catalog/index.js';
 import type { Report } from '../../src/model/report.js';
+import { AUDIT_DEFAULTS } from '../helpers/audit.js';
 
 const GPU_COUNT = 2000;
 const GPUS_PER_HOST = 8;
@@ -53,7 +54,7 @@ beforeAll(async () => {
   scraped = readScrape(readFileSync(file, 'utf8'));
   const catalog = await loadCatalog({ preferCache: false });
   ({ report } = await runAudit({
-    inputs: [file], timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand', catalog,
+    inputs: [file], ...AUDIT_DEFAULTS, catalog,
     now: () => new Date('2026-12-01T00:00:00Z'),
   }));
 }, 120_000);

@@ -11,7 +11,7 @@ import { ALLOCATED_UNUSED_RULE, attributeKubernetes, nodeNameMatcher, nodesByHos
 import type { KubernetesAttributionInput } from '../../src/analysis/kubernetes.js';
 import { MAX_CONTAINERS_PER_DEVICE, type PodAssignmentRecord } from '../../src/analysis/pod-assignments.js';
 import type { GpuEntry } from '../../src/model/report.js';
-import type { ContainerInfo, NodeInfo, PodInfo } from '../../src/sources/kubernetes/index.js';
+import type { ContainerInfo, NodeInfo, PodInfo } from '../../src/sources/kubernetes.js';
 import { analyze, at, gpu0, gpu1, samplesAt, UUID_0, UUID_1 } from './events.js';
 import { KUBERNETES_SECTION } from '../fixtures/kubernetes/report-section.js';
 import { repoRoot } from '../helpers/corpus.js';
@@ -68,7 +68,6 @@ function attribute(input: Partial<KubernetesAttributionInput>): ReturnType<typeo
     gpus: [],
     podAssignments: new Map(),
     idleThresholdPct: 5,
-    modelKeyOf: (product) => (product === 'NVIDIA-L4' ? 'l4' : 'unknown'),
     ...input,
   });
 }

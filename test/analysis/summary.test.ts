@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HOURS_PER_MONTH, summarizeFleet } from '../../src/analysis/index.js';
+import { summarizeFleet } from '../../src/analysis/index.js';
+import { HOURS_PER_MONTH } from '../../src/model/index.js';
 import { gpuEntry } from './gpu-fixtures.js';
 
 describe('summarizeFleet', () => {

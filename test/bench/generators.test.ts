@@ -11,7 +11,7 @@ import { benchInputs, ensureInput } from '../../bench/generate/inputs.js';
 import { asctime, writeNvidiaSmiXmlLog } from '../../bench/generate/nvidia-smi-xml-log.js';
 import { QUERY_GPU_COLUMNS } from '../../bench/generate/query-gpu-csv-log.js';
 import { generateOnce, markerPath } from '../../bench/generate/writer.js';
-import { readKubernetesFiles } from '../../src/sources/kubernetes/index.js';
+import { readKubernetesFiles } from '../../src/sources/kubernetes.js';
 
 const SCALE = 0.001;
 let first: string;

@@ -10,10 +10,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PYTHON } from '../../bench/contenders.js';
 import { benchInputs, ensureInput, type GeneratedInput } from '../../bench/generate/inputs.js';
-import { runAudit } from '../../src/audit.js';
+import { runAudit } from '../../src/engine/run-audit.js';
 import { loadCatalog } from '../../src/catalog/index.js';
 import type { InstanceCatalog } from '../../src/model/catalog.js';
 import { corpusFiles, repoRoot } from '../helpers/corpus.js';
+import { AUDIT_DEFAULTS } from '../helpers/audit.js';
 
 interface Figures {
   samples: number;
@@ -44,7 +45,7 @@ function peerFigures(script: string, file: string, ...options: string[]): Record
 
 /** gpu-audit's figures per physical GPU (MIG instances, `UUID/GI`, have no peer figures), keyed by UUID. */
 async function gpuAuditFigures(file: string): Promise<Record<string, Figures>> {
-  const { report } = await runAudit({ inputs: [file], timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand', catalog });
+  const { report } = await runAudit({ inputs: [file], ...AUDIT_DEFAULTS, catalog });
   const figures: Record<string, Figures> = {};
   for (const gpu of report.gpus.filter((entry) => !entry.id.includes('/'))) {
     figures[gpu.id] = {
@@ -113,7 +114,7 @@ describe('the Python peers compute gpu-audit figures', () => {
     const peer = JSON.parse(run.stdout) as { gpuNodes: number; gpus: number; gpusRequested: number };
     const { report } = await runAudit({
       inputs: [path.join(repoRoot, 'test/fixtures/kubernetes/scrapes.prom')], kubernetesFiles: [file],
-      timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand', catalog,
+      ...AUDIT_DEFAULTS, catalog,
     });
     const gpuNodes = report.kubernetes!.nodes.filter((node) => (node.gpuAllocatable['nvidia.com/gpu'] ?? 0) > 0);
     const onGpuNodes = new Set(gpuNodes.map((node) => node.name));

@@ -11,10 +11,10 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../bench/generate/random.js';
-import { runAudit, type AuditOptions } from '../../src/audit.js';
+import { runAudit, type AuditOptions } from '../../src/engine/run-audit.js';
 import { loadCatalog } from '../../src/catalog/index.js';
 import type { InstanceCatalog } from '../../src/model/catalog.js';
-import { InputError } from '../../src/model/errors.js';
+import { InputError } from '../../src/support/errors.js';
 import type { Report } from '../../src/model/report.js';
 import { corpusFiles, corpusPath } from '../helpers/corpus.js';
 

@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAudit } from '../../src/audit.js';
-import { renderHtml } from '../../src/report/html/index.js';
-import { repoRoot } from '../helpers/corpus.js';
+import { renderHtml } from '../../src/render/html/index.js';
+import { auditDemoTelemetry } from '../helpers/audit.js';
 import { type Browser, CHROMIUM, chromiumAvailable, launchChromium } from './chromium.js';
 import type { CdpEvent } from './devtools.js';
 
@@ -73,16 +72,7 @@ describe.skipIf(!available)('the HTML report in headless Chromium', () => {
 
   beforeAll(async () => {
     directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-html-'));
-    const { report } = await runAudit({
-      inputs: [path.join(repoRoot, 'fixtures/demo')],
-      timeZone: 'UTC',
-      idleThresholdPct: 5,
-      keepGoing: false,
-      pricing: 'on-demand',
-      provider: 'aws',
-      region: 'us-east-1',
-      now: () => new Date('2026-12-01T00:00:00Z'),
-    });
+    const { report } = await auditDemoTelemetry();
     const file = path.join(directory, 'report.html');
     writeFileSync(file, renderHtml(report, { color: false, width: 100 }));
     fileUrl = pathToFileURL(file).href;

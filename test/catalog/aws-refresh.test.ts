@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { refreshAws, type AwsRefreshOptions } from '../../src/catalog/aws.js';
-import { UpstreamError } from '../../src/model/errors.js';
+import { UpstreamError } from '../../src/support/errors.js';
 import { AWS_FAULT_REPLIES, awsHandlers } from '../replay/aws-service.js';
 import { ReplayServer } from '../replay/server.js';
 import { awsScenario } from '../replay/scenarios.js';

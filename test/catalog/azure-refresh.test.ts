@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AccessToken, TokenCredential } from '@azure/identity';
 import { refreshAzure, type AzureRefreshOptions } from '../../src/catalog/azure.js';
-import { UpstreamError } from '../../src/model/errors.js';
+import { UpstreamError } from '../../src/support/errors.js';
 import { AZURE_FAULT_REPLIES, azureHandlers } from '../replay/azure-service.js';
 import { ReplayServer } from '../replay/server.js';
 import { azureScenario } from '../replay/scenarios.js';

@@ -12,7 +12,7 @@ import {
 } from '../../src/catalog/cache.js';
 import type { ProviderRefresh } from '../../src/catalog/refresh/types.js';
 import type { InstanceType } from '../../src/model/catalog.js';
-import { InputError } from '../../src/model/errors.js';
+import { InputError } from '../../src/support/errors.js';
 
 let dir: string;
 beforeEach(() => {

@@ -10,7 +10,7 @@ import { bundledCatalog } from '../../src/catalog/index.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { catalogCommand } from '../../src/cli/commands/catalog.js';
 import type { InstanceCatalog, InstanceType } from '../../src/model/catalog.js';
-import { InputError } from '../../src/model/errors.js';
+import { InputError } from '../../src/support/errors.js';
 
 interface Run {
   stdout: string;

@@ -17,14 +17,15 @@ import { loadCatalog } from '../../src/catalog/index.js';
 import { readNewestCache } from '../../src/catalog/cache.js';
 import { addRefreshCommand, type RefreshCommandDeps } from '../../src/cli/commands/catalog-refresh.js';
 import type { CliIo } from '../../src/cli/io.js';
-import { InputError, UpstreamError } from '../../src/model/errors.js';
+import { InputError, UpstreamError } from '../../src/support/errors.js';
 import { AWS_FAULT_REPLIES, awsHandlers } from '../replay/aws-service.js';
 import { AZURE_FAULT_REPLIES, azureHandlers } from '../replay/azure-service.js';
 import { ReplayServer } from '../replay/server.js';
 import { awsScenario, azureScenario } from '../replay/scenarios.js';
 import { localhostCertificate } from '../replay/tls.js';
 import { corpusPath, repoRoot } from '../helpers/corpus.js';
-import { runAudit } from '../../src/audit.js';
+import { runAudit } from '../../src/engine/run-audit.js';
+import { AUDIT_DEFAULTS } from '../helpers/audit.js';
 
 const SUBSCRIPTION = '00000000-0000-0000-0000-000000000000';
 const NOW = new Date('2026-11-30T08:00:00Z');
@@ -113,7 +114,7 @@ describe('catalog refresh --aws', () => {
     const before = await loadCatalog();
     expect(before.origin).toBe('bundled');
     const auditOf = async () =>
-      (await runAudit({ inputs: [corpusPath('nvidia-smi-xml', 'telegraf-tesla-t4.xml')], timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand' })).report.catalog;
+      (await runAudit({ inputs: [corpusPath('nvidia-smi-xml', 'telegraf-tesla-t4.xml')], ...AUDIT_DEFAULTS })).report.catalog;
     expect(await auditOf()).toMatchObject({ source: 'bundled', name: 'bundled-2026-11-29', ageDays: null });
 
     const run = await refresh(['--aws', '--region', 'us-east-1']);

@@ -13,7 +13,7 @@ import { categoryOf, fetchRetailPrices, pricesFromRetailItems, type RetailPriceI
 import { networkGbpsOf, instanceFromAws } from '../../src/catalog/refresh/aws-instance-types.js';
 import { instanceFromAzureSku } from '../../src/catalog/refresh/azure-skus.js';
 import { awsCredentialSource, azureCredentialSource } from '../../src/catalog/refresh/credential-source.js';
-import { tableGpuLookup } from '../../src/catalog/refresh/gpu-key.js';
+import { tableGpuLookup } from '../../src/catalog/refresh/gpu-lookup.js';
 import { getJsonWithRetry } from '../../src/catalog/refresh/http-json.js';
 import { guardPages, mapLimit } from '../../src/catalog/refresh/paging.js';
 import { safeMessage } from '../../src/catalog/refresh/redact.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bundledCatalog, modelKeyOf, resolveInstanceType } from '../../src/catalog/index.js';
 import type { InstanceCatalog, InstanceType } from '../../src/model/catalog.js';
-import { InputError } from '../../src/model/errors.js';
+import { InputError } from '../../src/support/errors.js';
 
 const catalog = bundledCatalog();
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { comparedPart, compareWithBaseline } from '../../src/check/baseline.js';
 import { runCheck } from '../../src/check/index.js';
-import type { Thresholds } from '../../src/check/thresholds.js';
+import type { Thresholds } from '../../src/model/index.js';
 import type { Finding, Report } from '../../src/model/report.js';
-import { copyOf } from '../report/helpers.js';
+import { copyOf } from '../render/helpers.js';
 import { FINDINGS_AND_RECOMMENDATIONS } from '../fixtures/reports/findings-and-recommendations.js';
 import { A10G_ID, H100_WHOLE_ID, SMALL_FLEET } from '../fixtures/reports/small-fleet.js';
 import { SNAPSHOT_ONLY } from '../fixtures/reports/snapshot-only.js';

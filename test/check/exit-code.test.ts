@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkExitCode } from '../../src/check/exit-code.js';
-import type { BaselineChange, ThresholdResult } from '../../src/check/types.js';
+import type { BaselineChange, ThresholdResult } from '../../src/model/check-report.js';
 
 const threshold = (status: ThresholdResult['status']): ThresholdResult => ({
   key: 'maxWastePct',

@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateThresholds, gateFindings } from '../../src/check/evaluate.js';
-import {
-  THRESHOLD_DEFINITIONS,
-  findingLevel,
-  mergeThresholds,
-  thresholdsFromConfig,
-  thresholdsFromFlags,
-  type Thresholds,
-} from '../../src/check/thresholds.js';
-import { InputError } from '../../src/model/errors.js';
-import { copyOf } from '../report/helpers.js';
+import { findingLevel, mergeThresholds, thresholdsFromConfig, thresholdsFromFlags } from '../../src/check/thresholds.js';
+import { THRESHOLD_DEFINITIONS, type Thresholds } from '../../src/model/index.js';
+import { InputError } from '../../src/support/errors.js';
+import { copyOf } from '../render/helpers.js';
 import { FINDINGS_AND_RECOMMENDATIONS, IDLE_L4_ID } from '../fixtures/reports/findings-and-recommendations.js';
 import { A10G_ID, H100_MIG_PARENT_ID, H100_WHOLE_ID, SMALL_FLEET } from '../fixtures/reports/small-fleet.js';
 import { SNAPSHOT_ONLY } from '../fixtures/reports/snapshot-only.js';

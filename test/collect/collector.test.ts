@@ -11,8 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collect, snapshotFacts, type SnapshotTaker } from '../../src/collect/index.js';
 import { PROCESSES_HEADER, PROC_STAT_HEADER } from '../../src/collect/bundle-writer.js';
 import { SnapshotCanceled } from '../../src/collect/nvidia-smi.js';
-import { InputError } from '../../src/model/errors.js';
-import { readBundleManifest } from '../../src/sources/collect-bundle.js';
+import { InputError } from '../../src/support/errors.js';
+import { readBundleManifest } from '../../src/sources/bundle.js';
 import { hostForInput, resolveInputs } from '../../src/sources/index.js';
 import { corpusPath } from '../helpers/corpus.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { discoverConfigFile, loadAuditConfig } from '../../src/config/index.js';
-import { InputError } from '../../src/model/errors.js';
+import { InputError } from '../../src/support/errors.js';
 
 /** A fresh directory tree: `files` maps relative paths to contents (a trailing / makes a directory). */
 function tree(files: Record<string, string>): string {

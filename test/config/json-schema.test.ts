@@ -7,13 +7,13 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_SCHEMA_FILE, configJsonSchemaText } from '../../src/config/index.js';
+import { CONFIG_SCHEMA_FILE, configJsonSchemaText } from '../../src/config/document/index.js';
 import { repoRoot } from '../helpers/corpus.js';
 
 const committed = readFileSync(path.join(repoRoot, CONFIG_SCHEMA_FILE), 'utf8');
 
 describe('schema/gpu-audit.config.schema.json', () => {
-  it('is what scripts/build-config-schema.ts generates (run it after changing src/config/schema.ts)', () => {
+  it('is what scripts/build-config-schema.ts generates (run it after changing src/config/document/schema.ts)', () => {
     expect(committed).toBe(configJsonSchemaText());
   });
 

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatPath, parseConfig } from '../../src/config/index.js';
-import { InputError } from '../../src/model/errors.js';
+import { formatPath, parseConfig } from '../../src/config/document/index.js';
+import { InputError } from '../../src/support/errors.js';
 import { repoRoot } from '../helpers/corpus.js';
 
 function errorOf(text: string): InputError {

@@ -1,6 +1,7 @@
 /** The config under the flags: a typed flag wins, the config beats a default. */
 import { describe, expect, it } from 'vitest';
-import { flagOverConfig, parseConfig, settingsOf } from '../../src/config/index.js';
+import { flagOverConfig, settingsOf } from '../../src/config/index.js';
+import { parseConfig } from '../../src/config/document/index.js';
 
 describe('settingsOf', () => {
   it('turns the config into the settings the audit takes', () => {

@@ -8,15 +8,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dcgmExporter } from '../../src/sources/dcgm-exporter.js';
-import { dcgmiDiscovery } from '../../src/sources/dcgmi-discovery.js';
-import { dcgmiDmon } from '../../src/sources/dcgmi-dmon.js';
-import { prometheusJson } from '../../src/sources/prometheus-json.js';
+import { dcgmExporter } from '../../src/sources/formats/dcgm-exporter.js';
+import { dcgmiDiscovery } from '../../src/sources/formats/dcgmi-discovery.js';
+import { dcgmiDmon } from '../../src/sources/formats/dcgmi-dmon.js';
+import { prometheusJson } from '../../src/sources/formats/prometheus-json.js';
 import { TARGET_POD_LABELS_WARNING } from '../../src/sources/dcgm/labels.js';
 import type { SourceParser } from '../../src/sources/types.js';
 import { corpusFiles, corpusPath } from '../helpers/corpus.js';
 import { chunked } from '../helpers/sink.js';
-import { AssignmentRecordingSink } from '../sources/dcgm/parse.js';
+import { AssignmentRecordingSink } from '../helpers/parse.js';
 
 const PARSERS: SourceParser[] = [dcgmExporter, prometheusJson, dcgmiDmon, dcgmiDiscovery];
 const HEAD_CHARS = 64 * 1024;

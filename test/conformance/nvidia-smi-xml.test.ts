@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DeviceRef } from '../../src/model/observations.js';
-import { nvidiaSmiXml } from '../../src/sources/nvidia-smi-xml.js';
+import { nvidiaSmiXml } from '../../src/sources/formats/nvidia-smi-xml.js';
 import type { SourceContext } from '../../src/sources/types.js';
 import { corpusFiles, corpusPath } from '../helpers/corpus.js';
 import { chunked, RecordingSink } from '../helpers/sink.js';

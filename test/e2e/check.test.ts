@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CheckReport } from '../../src/check/types.js';
+import type { CheckReport } from '../../src/model/check-report.js';
 import type { Report } from '../../src/model/report.js';
 import { runBuiltCli } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/corpus.js';
-import { sarifValidator } from '../check/sarif-validator.js';
+import { sarifValidator } from '../render/sarif-validator.js';
 
 const temp = mkdtempSync(path.join(tmpdir(), 'gpu-audit-e2e-check-'));
 const file = (name: string): string => path.join(temp, name);

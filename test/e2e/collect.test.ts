@@ -11,7 +11,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Report } from '../../src/model/report.js';
-import type { BundleManifest } from '../../src/sources/collect-bundle.js';
+import type { BundleManifest } from '../../src/model/index.js';
 import { runBuiltCli } from '../helpers/cli.js';
 import { corpusPath, repoRoot } from '../helpers/corpus.js';
 

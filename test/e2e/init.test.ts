@@ -13,12 +13,12 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runInitCommand, type InitCommandOptions } from '../../src/cli/commands/init.js';
 import type { CliIo } from '../../src/cli/io.js';
-import { parseConfig } from '../../src/config/index.js';
-import { InputError } from '../../src/model/errors.js';
+import { parseConfig } from '../../src/config/document/index.js';
+import { InputError } from '../../src/support/errors.js';
 import type { Report } from '../../src/model/report.js';
 import { runBuiltCli } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/corpus.js';
-import { DEFAULT, scriptedPrompter, type ScriptedAnswer } from '../init/scripted-prompter.js';
+import { DEFAULT, scriptedPrompter, type ScriptedAnswer } from '../cli/init/scripted-prompter.js';
 
 function tempDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'gpu-audit-init-'));
@@ -42,7 +42,7 @@ function terminalIo(): CliIo & { out: string[]; err: string[] } {
 
 const demoOptions = (output: string): InitCommandOptions => ({ demo: true, output, idleThreshold: 5, timezone: 'UTC', pricing: 'on-demand', quiet: true });
 
-/** Answers for the demo's seven proposals (test/init/propose.test.ts lists them). */
+/** Answers for the demo's seven proposals (test/config/propose.test.ts lists them). */
 const DEMO_SCRIPT: ScriptedAnswer[] = [
   { confirm: true, about: /vllm/ }, { input: 'chat' }, { select: DEFAULT }, { input: 'product-a' }, { number: 800, about: /p95/ },
   { confirm: true, about: /tritonserver/ }, { input: 'rerank-triton' }, { select: DEFAULT }, { input: 'product-a' }, { number: 50 },

@@ -8,16 +8,17 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runAudit } from '../../src/audit.js';
+import { runAudit } from '../../src/engine/run-audit.js';
 import { bundledCatalog } from '../../src/catalog/index.js';
-import { parseReportJson } from '../../src/check/read-report.js';
-import { readReportStreamed } from '../../src/check/read-streamed.js';
-import { parseConfig } from '../../src/config/index.js';
-import { InputError } from '../../src/model/errors.js';
+import { parseReportJson } from '../../src/model/report-reader.js';
+import { readReportStreamed } from '../../src/model/report-reader-streamed.js';
+import { parseConfig } from '../../src/config/document/index.js';
+import { InputError } from '../../src/support/errors.js';
 import type { Report } from '../../src/model/report.js';
-import { renderers, reportFormats } from '../../src/report/index.js';
+import { renderers, reportFormats } from '../../src/render/index.js';
 import { demoFleetFiles } from '../../src/cli/paths.js';
 import { corpusFiles, repoRoot } from '../helpers/corpus.js';
+import { AUDIT_DEFAULTS } from '../helpers/audit.js';
 
 /** Fixed, so `npm test` is reproducible; FUZZ_SEED explores elsewhere (`npm run fuzz`). */
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20_261_129);
@@ -32,7 +33,7 @@ const catalog = bundledCatalog();
 const K8S_SCRAPES = path.join(repoRoot, 'test/fixtures/kubernetes/scrapes.prom');
 
 function auditFile(file: string): Promise<unknown> {
-  return runAudit({ inputs: [file], timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand', catalog, now: () => new Date('2026-01-01T00:00:00Z') });
+  return runAudit({ inputs: [file], ...AUDIT_DEFAULTS, catalog, now: () => new Date('2026-01-01T00:00:00Z') });
 }
 
 /** A reader of one family of files and the seeds its mutations start from. */
@@ -58,7 +59,7 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
   {
     name: 'kubernetes-json',
     seeds: () => [path.join(repoRoot, 'test/fixtures/kubernetes/cluster.json')],
-    read: (file) => runAudit({ inputs: [K8S_SCRAPES], kubernetesFiles: [file], timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand', catalog }),
+    read: (file) => runAudit({ inputs: [K8S_SCRAPES], kubernetesFiles: [file], ...AUDIT_DEFAULTS, catalog }),
   },
   {
     name: 'config-yaml',
@@ -76,7 +77,7 @@ let reportSeed: Promise<string> | undefined;
 function savedReportSeed(): Promise<string> {
   reportSeed ??= (async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'gpu-audit-fuzz-seed-')), 'report.json');
-    const { report } = await runAudit({ inputs: [demoFleetFiles[3]!], timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand', catalog });
+    const { report } = await runAudit({ inputs: [demoFleetFiles[3]!], ...AUDIT_DEFAULTS, catalog });
     writeFileSync(file, renderers.json(report, { color: false, width: 100 }));
     return file;
   })();

@@ -16,15 +16,15 @@
  * The prolog (declaration, DOCTYPE, comments) is read past and never handed on: no
  * DTD, internal subset or entity declaration ever reaches the XML parser.
  *
- * Production reads through XmlDocumentScanner (src/sources/xml/document-scanner.ts),
+ * Production reads through XmlDocumentScanner (src/sources/lexers/xml/document-scanner.ts),
  * which splits the same way and also captures the values read; this class is the plain
- * reference the tests and bench/xml-scan.ts hold it to. Both share src/sources/xml/markup.ts.
+ * reference the tests and bench/xml-scan.ts hold it to. Both share src/sources/lexers/xml/markup.ts.
  */
 import {
   BANG, BANG_CONSTRUCTS, BYTE_ORDER_MARK, CLOSE_BRACKET, DASH, DECLARATION, DOUBLE_QUOTE, GT, LT, LineCounter, OPEN_BRACKET,
   MAX_DOCUMENT_CHARS, MAX_ELEMENT_DEPTH, QUESTION, SINGLE_QUOTE, SLASH, excerpt, isNameChar, isNameStart, isXmlWhitespace,
   type MarkupState as State, type SplitDocument, type SplitterLimits,
-} from '../../src/sources/xml/markup.js';
+} from '../../src/sources/lexers/xml/markup.js';
 
 export class XmlDocumentSplitter {
   private readonly limits: SplitterLimits;

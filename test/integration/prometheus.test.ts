@@ -31,13 +31,14 @@ import { Readable } from 'node:stream';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAudit } from '../../src/audit.js';
+import { runAudit } from '../../src/engine/run-audit.js';
 import { demoFleetFiles } from '../../src/cli/paths.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/program.js';
 import type { GpuEntry, Report } from '../../src/model/report.js';
 import { repoRoot } from '../helpers/corpus.js';
 import { INSTALL_HINT, prometheusAvailable, readSamples, type RunningPrometheus, serveFiles } from '../helpers/prometheus-server.js';
+import { AUDIT_DEFAULTS } from '../helpers/audit.js';
 
 const WINDOW = ['--since', '2026-11-01T23:00:00Z', '--until', '2026-11-03T03:00:00Z'];
 const STEP_HOURS = 300 / 3600;
@@ -124,7 +125,7 @@ describe('audit --prometheus against a real Prometheus holding the demo fleet', 
     cpuFile = path.join(dir, 'node-exporter-federate.prom');
     writeFileSync(cpuFile, demoCpuExposition());
     server = await serveFiles(demoFleetFiles, [cpuFile]);
-    fromFiles = (await runAudit({ inputs: demoFleetFiles, timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand' })).report;
+    fromFiles = (await runAudit({ inputs: demoFleetFiles, ...AUDIT_DEFAULTS })).report;
     const run = await cli(['audit', '--prometheus', server.url, ...WINDOW, '--timezone', 'UTC', '--format', 'json', '--debug']);
     stderr = run.stderr;
     expect(run.stderr).toMatch(/^gpu-audit: prometheus: \d+ queries, 0 retries, \d+ bytes received \(\d+ bytes of JSON\)\n$/);

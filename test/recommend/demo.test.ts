@@ -7,18 +7,19 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runAudit } from '../../src/audit.js';
+import { runAudit } from '../../src/engine/run-audit.js';
 import { bundledCatalog } from '../../src/catalog/index.js';
 import type { Report } from '../../src/model/report.js';
 import { runBuiltCli } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/corpus.js';
+import { AUDIT_DEFAULTS } from '../helpers/audit.js';
 
 let report: Report;
 
 beforeAll(async () => {
   const folder = path.join(repoRoot, 'fixtures/demo');
   const inputs = readdirSync(folder).filter((name) => name.endsWith('.xml.gz')).sort().map((name) => path.join(folder, name));
-  ({ report } = await runAudit({ inputs, timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand', catalog: bundledCatalog(), now: () => new Date('2026-11-29T00:00:00Z') }));
+  ({ report } = await runAudit({ inputs, ...AUDIT_DEFAULTS, catalog: bundledCatalog(), now: () => new Date('2026-11-29T00:00:00Z') }));
 }, 60_000);
 
 function gpuIdsOf(host: string): string[] {

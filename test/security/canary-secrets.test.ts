@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkFormats, reportFormats } from '../../src/report/index.js';
+import { checkFormats, reportFormats } from '../../src/render/index.js';
 import { runBuiltCli, type CliRun } from '../helpers/cli.js';
 
 /** Distinct per variable, so a failure says which credential leaked. */

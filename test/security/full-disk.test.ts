@@ -34,8 +34,8 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   };
 });
 
-const { writeFileAtomic } = await import('../../src/io/atomic-write.js');
-const { InputError } = await import('../../src/model/errors.js');
+const { writeFileAtomic } = await import('../../src/support/atomic-write.js');
+const { InputError } = await import('../../src/support/errors.js');
 
 describe('-o FILE on a full disk', () => {
   it('fails with the path and "no space left", keeps the old file, leaves no partial file', async () => {

@@ -1,7 +1,7 @@
 /**
  * `audit -o FILE` stopped by SIGTERM or SIGINT at any moment leaves FILE either as it was or
  * as the complete new report, and no temporary file beside it (src/cli/output.ts,
- * src/io/atomic-write.ts). The built CLI is stopped at several delays, and once at the
+ * src/support/atomic-write.ts). The built CLI is stopped at several delays, and once at the
  * moment its temporary file appears (mid-write, the case a fixed delay rarely hits).
  */
 import { spawn } from 'node:child_process';

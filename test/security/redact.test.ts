@@ -1,5 +1,5 @@
 /**
- * `--redact` (src/report/redact.ts): a report safe to share outside the company. Every
+ * `--redact` (src/render/redact.ts): a report safe to share outside the company. Every
  * identifying name of the real report (hosts, nodes, pods, namespaces, containers, label
  * values, process names, input paths, GPU UUIDs) must be absent from every format, while
  * the figures and the cross-references (parentId, finding targets, workload GPUs) still hold.
@@ -8,21 +8,22 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAudit } from '../../src/audit.js';
+import { runAudit } from '../../src/engine/run-audit.js';
 import { bundledCatalog } from '../../src/catalog/index.js';
-import { parseReportJson } from '../../src/check/read-report.js';
+import { parseReportJson } from '../../src/model/report-reader.js';
 import { demoFleetFiles } from '../../src/cli/paths.js';
 import type { Report } from '../../src/model/report.js';
-import { renderers, reportFormats } from '../../src/report/index.js';
-import { DEFAULT_REDACT_KEY, redactKeyFromEnv, redactReport, reportRedactor } from '../../src/report/redact.js';
+import { renderers, reportFormats } from '../../src/render/index.js';
+import { DEFAULT_REDACT_KEY, redactKeyFromEnv, redactReport, reportRedactor } from '../../src/render/redact.js';
 import { runBuiltCli } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/corpus.js';
+import { AUDIT_DEFAULTS } from '../helpers/audit.js';
 
 const K8S = path.join(repoRoot, 'test/fixtures/kubernetes');
 
 async function audit(inputs: string[], kubernetesFiles?: string[]): Promise<Report> {
   const { report } = await runAudit({
-    inputs, timeZone: 'UTC', idleThresholdPct: 5, keepGoing: false, pricing: 'on-demand',
+    inputs, ...AUDIT_DEFAULTS,
     catalog: bundledCatalog(), now: () => new Date('2026-01-01T00:00:00Z'), kubernetesFiles,
   });
   return report;

@@ -1,6 +1,6 @@
 /**
  * Nothing the user gave is overwritten or lost by `-o` (src/cli/output-guard.ts,
- * src/io/atomic-write.ts), run as a user would, through the built CLI:
+ * src/support/atomic-write.ts), run as a user would, through the built CLI:
  * - an output that is an input of the same run, in any disguise, is refused with exit 2 before
  *   anything is read, and the input is left byte for byte;
  * - a device, a FIFO or a link to stdout is written in place, never replaced by a file;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/model/errors.js';
+import { InputError } from '../../src/support/errors.js';
 import { requireParser } from '../../src/sources/index.js';
 
 const BINARY = 'binary data, not a text format gpu-audit reads (expected nvidia-smi, DCGM or Prometheus output)';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/model/errors.js';
+import { InputError } from '../../src/support/errors.js';
 import { READ_CHUNK_BYTES, TEXT_PIECE_BYTES, hostForInput, openInput, rereadOf, resolveInputs } from '../../src/sources/inputs.js';
 
 function tempTree(files: Record<string, string | Buffer>): string {

@@ -11,8 +11,8 @@
  * - signals: weighted means of each ladder signal where any device has it.
  * - hourOfWeekPct: per hour of the week, the weighted mean of the devices' hourOfWeekComputePct.
  */
-import type { ComputeBasis } from '../../model/observations.js';
-import type { GpuEntry, PercentStats } from '../../model/report.js';
+import type { ComputeBasis } from '../../model/index.js';
+import type { GpuEntry, PercentStats } from '../../model/index.js';
 import { COMPUTE_LADDER } from '../compute-ladder.js';
 
 export interface WeightedDevice {

@@ -5,7 +5,7 @@
  * paid for by its instances, slices left unpartitioned included; where a profile is unknown
  * the board is split equally.
  */
-import type { GpuEntry } from '../../model/report.js';
+import type { GpuEntry } from '../../model/index.js';
 
 const SLICES = /^(\d+)g\./;
 

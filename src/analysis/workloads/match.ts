@@ -21,9 +21,10 @@
  * share of its hours and cost, in proportion to the largest memory its processes held there
  * when every claimant has processes with known memory, else equally.
  */
-import type { GpuEntry, ProcessSummary } from '../../model/report.js';
+import type { GpuEntry, ProcessSummary } from '../../model/index.js';
 import { matchesGlob } from './glob.js';
-import type { PodOnDevice, WorkloadDefinition, WorkloadMatchRules } from './types.js';
+import type { PodOnDevice } from '../../model/index.js';
+import type { WorkloadDefinition, WorkloadMatchRules } from './types.js';
 
 export const UNASSIGNED = 'unassigned';
 

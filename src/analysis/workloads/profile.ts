@@ -8,15 +8,16 @@
  * so a typo in a match rule shows. What matches no workload is the `unassigned` workload
  * (kind `unknown`), listed last and only when something fell to it.
  */
-import type { GpuEntry, WorkloadEntry } from '../../model/report.js';
-import { HOURS_PER_MONTH } from '../options.js';
+import { HOURS_PER_MONTH } from '../../model/index.js';
+import type { GpuEntry, WorkloadEntry } from '../../model/index.js';
 import { workloadCompute } from './compute.js';
 import { deviceHourlyCosts } from './device-cost.js';
 import { assignDevices, UNASSIGNED } from './match.js';
-import { DEFAULT_VRAM_HEADROOM_PCT, type PodOnDevice, type WorkloadAnalysisOptions, type WorkloadDefinition } from './types.js';
+import { DEFAULT_VRAM_HEADROOM_PCT, type WorkloadAnalysisOptions, type WorkloadDefinition } from './types.js';
+import type { PodOnDevice } from '../../model/index.js';
 import { workloadVram, type WorkloadDeviceSlice } from './vram.js';
 import { workloadWaste } from './waste.js';
-import { workloadCpuPipeline, workloadSidecarFigures, type PipelineInputs } from '../pipeline/workload.js';
+import { workloadCpuPipeline, workloadSidecarFigures, type PipelineInputs } from '../cpu-pipeline/workload.js';
 
 export const UNASSIGNED_KIND = 'unknown';
 

@@ -3,7 +3,8 @@
  * gpu-audit.yaml (the CLI hands it down; analysis never reads the config itself).
  */
 
-import type { PipelineInputs } from '../pipeline/workload.js';
+import type { PodOnDevice } from '../../model/index.js';
+import type { PipelineInputs } from '../cpu-pipeline/workload.js';
 
 export type ModelDtype = 'fp32' | 'tf32' | 'bf16' | 'fp16' | 'fp8' | 'int8' | 'int4' | 'fp4';
 
@@ -60,20 +61,12 @@ export interface Throughput {
   unit: 'requests/s' | 'tokens/s';
 }
 
-/** A Kubernetes container seen on a device (from PodAssignment events, resolved to report ids). */
-export interface PodOnDevice {
-  namespace: string;
-  pod: string;
-  container?: string;
-  labels?: Record<string, string>;
-}
-
 export interface WorkloadAnalysisOptions {
   /** Added to the VRAM need: required = need x (1 + vramHeadroomPct / 100). Default 15. */
   vramHeadroomPct: number;
   /** Containers per device id, where pod assignments exist. */
   podsByDevice?: ReadonlyMap<string, readonly PodOnDevice[]>;
-  /** CPU and sidecar figures for cpuPipeline and sidecars (analysis/pipeline/inputs.ts); without them both stay unknown. */
+  /** CPU and sidecar figures for cpuPipeline and sidecars (analysis/cpu-pipeline/inputs.ts); without them both stay unknown. */
   pipeline?: PipelineInputs;
 }
 

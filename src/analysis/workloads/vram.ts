@@ -15,7 +15,7 @@
  *    `upper-bound`. A required figure taken from a peak that is an upper bound has basis
  *    `upper-bound` too.
  */
-import type { ProcessSummary, VramProfile } from '../../model/report.js';
+import type { ProcessSummary, VramProfile } from '../../model/index.js';
 import type { DeviceClaim, DeviceAssignment } from './match.js';
 import { detectPreallocation } from './preallocation.js';
 import type { WorkloadDefinition } from './types.js';

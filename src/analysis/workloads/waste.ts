@@ -13,7 +13,7 @@
  * without a price makes the workload's figures null rather than a partial sum; a device whose
  * idleness is unknown adds no idle waste.
  */
-import type { VramProfile } from '../../model/report.js';
+import type { VramProfile } from '../../model/index.js';
 import type { WorkloadDeviceSlice } from './vram.js';
 
 export interface WorkloadWaste {

@@ -3,9 +3,9 @@
  * price steps fill them). Pure: the SDK types are used for their shape only.
  */
 import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
-import type { InstanceType } from '../../model/catalog.js';
+import type { InstanceType } from '../../model/index.js';
 import { awsGpuProductName } from './gpu-names.js';
-import { UNKNOWN_GPU_KEY, type GpuLookup } from './gpu-key.js';
+import { UNKNOWN_GPU_KEY, type GpuLookup } from './gpu-lookup.js';
 
 export interface MappedInstance {
   instance: InstanceType;

@@ -10,7 +10,7 @@
  * Consumption row as `savingsPlan[]` (api-version 2023-01-01-preview).
  */
 import { z } from 'zod';
-import type { InstancePrices } from '../../model/catalog.js';
+import type { InstancePrices } from '../../model/index.js';
 import { getJsonWithRetry, type HttpRetryOptions } from './http-json.js';
 import { MAX_PAGES } from './paging.js';
 

@@ -7,9 +7,9 @@
  * from the same table.
  */
 import type { ResourceSku } from '@azure/arm-compute';
-import type { InstanceType } from '../../model/catalog.js';
+import type { InstanceType } from '../../model/index.js';
 import { azureGpuFamily } from './gpu-names.js';
-import { UNKNOWN_GPU_KEY, type GpuLookup } from './gpu-key.js';
+import { UNKNOWN_GPU_KEY, type GpuLookup } from './gpu-lookup.js';
 
 export type AzureSkuMapping =
   | { kind: 'instance'; instance: InstanceType; notice?: string; /** A GPU the GPU table lacks, grouped in the summary. */ unknownGpu?: string }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InputError } from '../../model/errors.js';
+import { InputError } from '../../support/index.js';
 
 export const DEFAULT_LOCK_STALE_MS = 10 * 60 * 1000;
 const POLL_MS = 200;

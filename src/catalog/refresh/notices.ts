@@ -2,7 +2,7 @@
  * Notices for the refresh summary. A GPU the GPU table lacks shows up once per GPU, with the
  * instance types that carry it, rather than once per type (a family can have a dozen sizes).
  */
-import { UNKNOWN_GPU_KEY } from './gpu-key.js';
+import { UNKNOWN_GPU_KEY } from './gpu-lookup.js';
 
 const TYPES_SHOWN = 4;
 

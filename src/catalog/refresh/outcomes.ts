@@ -3,8 +3,8 @@
  * the regions that worked are kept, the failed ones listed; when none worked the refresh
  * fails as a whole, preferring a credential failure as the reason (it is the one to fix).
  */
-import type { InstanceType } from '../../model/catalog.js';
-import { UpstreamError } from '../../model/errors.js';
+import type { InstanceType } from '../../model/index.js';
+import { UpstreamError } from '../../support/index.js';
 import type { ProviderRefresh, RefreshProvider, RegionFailure, RegionSummary } from './types.js';
 
 export type RegionOutcome =

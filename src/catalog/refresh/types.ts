@@ -3,7 +3,7 @@
  * regions it could not, each with its error. A partial refresh is never silent: the failed
  * regions travel with the result into the summary the CLI prints.
  */
-import type { InstanceType } from '../../model/catalog.js';
+import type { InstanceType } from '../../model/index.js';
 
 export type RefreshProvider = 'aws' | 'azure';
 

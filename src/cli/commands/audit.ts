@@ -1,26 +1,27 @@
+import { DEFAULT_IDLE_THRESHOLD_PCT } from '../../model/index.js';
 import { hostname } from 'node:os';
 import { Readable } from 'node:stream';
 import { Command } from 'commander';
-import { runAudit, type AuditOptions, type AuditResult, type Provider } from '../../audit.js';
-import type { PricingModel } from '../../model/catalog.js';
-import { InputError } from '../../model/errors.js';
-import { renderReportOutput } from '../../report/index.js';
+import { runAudit, type AuditOptions, type AuditResult, type Provider } from '../../engine/index.js';
+import type { PricingModel } from '../../model/index.js';
+import { InputError } from '../../support/index.js';
+import { renderReportOutput, reportFormats, type ReportFormat } from '../../render/index.js';
 import type { CliIo } from '../io.js';
 import { reportClock, useColor } from '../io.js';
-import { flagOverConfig, loadAuditConfig, settingsOf, type ConfigSettings } from '../../config/settings.js';
-import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addRedactOption, DEFAULT_IDLE_THRESHOLD_PCT, type OutputFormat } from '../options.js';
-import { redactKeyFromEnv, redactReport } from '../../report/redact.js';
+import { flagOverConfig, loadAuditConfig, settingsOf, type ConfigSettings } from '../../config/index.js';
+import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addRedactOption } from '../options.js';
+import { redactKeyFromEnv, redactReport } from '../../render/index.js';
 import { emitOutput } from '../output.js';
 import { demoConfigFile, demoFleetFiles, demoFleetRefs } from '../paths.js';
 import { startProgress } from '../progress.js';
 import { collectAfterLongRead, tuneHeapsForLargeInput } from '../heap.js';
 import { snapshotThisMachine } from '../live.js';
-import { bundleTimeZone } from '../../sources/collect-bundle.js';
-import { discoverConfigFile } from '../../config/discover.js';
+import { bundleTimeZone, parseBlockBytesOf, parseWorkerModeOf } from '../../sources/index.js';
+import { discoverConfigFile } from '../../config/index.js';
 import { refuseOutputOntoReads, type ReadPath } from '../output-guard.js';
 
 export interface AuditCommandOptions {
-  format: OutputFormat;
+  format: ReportFormat;
   output?: string;
   quiet?: boolean;
   color?: boolean;
@@ -50,7 +51,7 @@ export interface AuditCommandOptions {
   config?: string;
   /** `init`: read no gpu-audit.yaml at all (the file it is about to replace may be stale or broken). */
   skipConfig?: boolean;
-  /** --redact: names replaced by stable hashes in every format (src/report/redact.ts). */
+  /** --redact: names replaced by stable hashes in every format (src/render/redact.ts). */
   redact?: boolean;
 }
 
@@ -81,7 +82,7 @@ export function auditCommand(io: CliIo, setExitCode: (code: number) => void): Co
   addAnalysisOptions(command);
   addPrometheusOptions(command);
   addKubernetesOptions(command);
-  addOutputOptions(command);
+  addOutputOptions(command, reportFormats);
   addRedactOption(command);
   command.addHelpText('after', `
 Examples:
@@ -129,6 +130,7 @@ export async function buildAuditOptions(
     instanceType: options.instanceType,
     stdin: io.stdin as Readable,
   };
+  auditOptions.performance = { parseWorkers: parseWorkerModeOf(io.env), parseBlockBytes: parseBlockBytesOf(io.env) };
   const clock = reportClock(io.env);
   if (clock !== undefined) auditOptions.now = clock;
   if (options.prometheus !== undefined) {
@@ -208,8 +210,11 @@ export async function runAuditWithProgress(auditOptions: AuditOptions, io: CliIo
       ...auditOptions,
       ...prometheus,
       onInput: (ref, index, total) => progress.update(`reading ${ref} (${index + 1}/${total})`),
-      onLargeInput: tuneHeapsForLargeInput,
-      onAnalysisDone: collectAfterLongRead,
+      performance: {
+        ...auditOptions.performance,
+        onLargeInput: tuneHeapsForLargeInput,
+        onAnalysisDone: collectAfterLongRead,
+      },
     });
   } finally {
     progress.stop();

@@ -8,19 +8,15 @@
  */
 import { Command } from 'commander';
 import type { TokenCredential } from '@azure/identity';
-import type { AwsRefreshOptions } from '../../catalog/aws.js';
-import type { RegionFailure, RegionSummary, RefreshProvider, ProviderRefresh } from '../../catalog/refresh/types.js';
-import { InputError, UpstreamError } from '../../model/errors.js';
-import { MISSING } from '../../report/format.js';
-import { toDisplayText } from '../../report/sanitize.js';
-import { renderTerminalTable, type TerminalColumn } from '../../report/terminal-table.js';
+import type { AwsRefreshOptions } from '../../catalog/index.js';
+import type { RefreshProvider, ProviderRefresh } from '../../catalog/index.js';
+import { InputError, UpstreamError } from '../../support/index.js';
+import { REFRESH_FORMATS, renderRefresh, type ProviderResult, type RefreshFormat } from '../../render/index.js';
 import { processIo, type CliIo } from '../io.js';
 import { addOutputOptions } from '../options.js';
 import { emitOutput } from '../output.js';
 import { startProgress } from '../progress.js';
 
-export const REFRESH_FORMATS = ['table', 'json', 'csv'] as const;
-type RefreshFormat = (typeof REFRESH_FORMATS)[number];
 
 /** What tests (or an embedding program) hand in where the environment cannot serve. */
 export interface RefreshCommandDeps {
@@ -44,14 +40,6 @@ interface RefreshOptions {
   quiet?: boolean;
 }
 
-interface ProviderResult {
-  provider: RefreshProvider;
-  cacheFile: string;
-  fetchedAt: string;
-  regions: RegionSummary[];
-  failures: RegionFailure[];
-  notices: string[];
-}
 
 const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 const AZURE_LOCATION = /^[a-z0-9]+$/;
@@ -115,48 +103,6 @@ async function fetchProvider(provider: RefreshProvider, options: RefreshOptions,
   });
 }
 
-const TABLE_COLUMNS: readonly TerminalColumn[] = [
-  { header: 'provider', align: 'left', width: 8 },
-  { header: 'region', align: 'left', width: 16 },
-  { header: 'GPU types', align: 'right', width: 9 },
-  { header: 'on-demand', align: 'right', width: 9 },
-  { header: 'spot', align: 'right', width: 5 },
-  { header: 'status', align: 'left', width: 48 },
-];
-
-function tableText(results: readonly ProviderResult[], showNotes: boolean): string {
-  const rows = results.flatMap((result) => [
-    ...result.regions.map((region) => [result.provider, region.region, String(region.instanceTypes), String(region.withOnDemandPrice), String(region.withSpotPrice), 'ok']),
-    ...result.failures.map((failure) => [result.provider, failure.region, MISSING, MISSING, MISSING, toDisplayText(`failed: ${failure.error}`)]),
-  ]);
-  const lines = [renderTerminalTable(TABLE_COLUMNS, rows, true), ''];
-  for (const result of results) {
-    lines.push(`${result.provider} cache: ${toDisplayText(result.cacheFile)} (fetched ${result.fetchedAt})`);
-    if (showNotes) for (const notice of result.notices) lines.push(`  note: ${toDisplayText(notice)}`);
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-/** RFC 4180 cell; a leading =, +, - or @ is quoted away so spreadsheets do not run it. */
-function csvCell(value: string | number): string {
-  const text = typeof value === 'number' ? String(value) : /^[=+\-@]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-function csvText(results: readonly ProviderResult[]): string {
-  const header = ['provider', 'region', 'status', 'instanceTypes', 'withOnDemandPrice', 'withSpotPrice', 'error', 'cacheFile', 'fetchedAt'];
-  const rows = results.flatMap((result) => [
-    ...result.regions.map((region) => [result.provider, region.region, 'ok', region.instanceTypes, region.withOnDemandPrice, region.withSpotPrice, '', result.cacheFile, result.fetchedAt]),
-    ...result.failures.map((failure) => [result.provider, failure.region, 'failed', '', '', '', failure.error, result.cacheFile, result.fetchedAt]),
-  ]);
-  return `${[header, ...rows].map((row) => row.map(csvCell).join(',')).join('\n')}\n`;
-}
-
-function render(results: readonly ProviderResult[], options: RefreshOptions): string {
-  if (options.format === 'json') return `${JSON.stringify({ providers: results }, null, 2)}\n`;
-  return options.format === 'csv' ? csvText(results) : tableText(results, options.quiet !== true);
-}
-
 async function runRefresh(options: RefreshOptions, io: CliIo, deps: RefreshCommandDeps): Promise<void> {
   const providers: RefreshProvider[] = [...(options.aws === true ? ['aws' as const] : []), ...(options.azure === true ? ['azure' as const] : [])];
   if (providers.length === 0) throw new InputError('say which cloud to refresh: --aws, --azure, or both');
@@ -189,7 +135,7 @@ async function runRefresh(options: RefreshOptions, io: CliIo, deps: RefreshComma
     progress.stop();
   }
 
-  if (results.length > 0) await emitOutput(io, render(results, options), options.output);
+  if (results.length > 0) await emitOutput(io, renderRefresh(results, options.format, options.quiet !== true), options.output);
   // Several failures: all but the last are told here; the last ends the run (exit 2 or 3).
   for (const error of errors.slice(0, -1)) io.stderr(`gpu-audit: ${error instanceof UpstreamError || error instanceof InputError ? error.describe() : error.message}\n`);
   const last = errors.at(-1);

@@ -4,29 +4,20 @@
  * --baseline: on a regression), 2 on bad usage or input, 3 when an upstream failed.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import {
-  DEFAULT_BASELINE_TOLERANCE,
-  FINDING_LEVELS,
-  NO_THRESHOLDS,
-  THRESHOLD_DEFINITIONS,
-  mergeThresholds,
-  runCheck,
-  thresholdsFromConfig,
-  thresholdsFromFlags,
-} from '../../check/index.js';
-import type { FindingLevel, LimitDomain, ThresholdFlags, Thresholds } from '../../check/thresholds.js';
-import { loadAuditConfig } from '../../config/settings.js';
-import type { CheckReport } from '../../check/types.js';
-import { InputError } from '../../model/errors.js';
-import type { Report } from '../../model/report.js';
-import { checkFormats, renderCheckOutput, type CheckFormat } from '../../report/index.js';
+import { DEFAULT_BASELINE_TOLERANCE, mergeThresholds, readComparedReport, runCheck, thresholdsFromConfig, thresholdsFromFlags, type ThresholdFlags } from '../../check/index.js';
+import { FINDING_LEVELS, NO_THRESHOLDS, THRESHOLD_DEFINITIONS, type FindingLevel, type LimitDomain, type Thresholds } from '../../model/index.js';
+import { loadAuditConfig } from '../../config/index.js';
+import type { CheckReport } from '../../model/index.js';
+import { InputError } from '../../support/index.js';
+import type { Report } from '../../model/index.js';
+import { checkFormats, renderCheckOutput, type CheckFormat } from '../../render/index.js';
 import type { CliIo } from '../io.js';
 import { useColor } from '../io.js';
 import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addRedactOption } from '../options.js';
-import { redactKeyFromEnv, redactReport, reportRedactor } from '../../report/redact.js';
+import { redactKeyFromEnv, redactReport, reportRedactor } from '../../render/index.js';
 import { emitOutput } from '../output.js';
 import { demoConfigFile } from '../paths.js';
-import { annotationLines, appendStepSummary, checkAnnotations, isGitHubActions } from '../github.js';
+import { annotationLines, appendStepSummary, checkAnnotations, isGitHubActions } from '../../render/index.js';
 import { refuseOutputOntoReads } from '../output-guard.js';
 import { auditReads, buildAuditOptions, runAuditWithProgress, type AuditCommandOptions } from './audit.js';
 
@@ -131,7 +122,6 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
   let baseline: { report: Report; ref: string; tolerance: number } | undefined;
   // The saved-report reader brings zod: load it only when a baseline is given.
   if (options.baseline !== undefined) {
-    const { readComparedReport } = await import('../../check/read-streamed.js');
     baseline = { report: await readComparedReport(options.baseline), ref: options.baseline, tolerance: options.baselineTolerance };
   }
   const quiet = options.quiet === true;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { collect, type CollectProgress } from '../../collect/index.js';
 import { localTimeZone } from '../../sources/index.js';
-import { parseDurationSeconds } from '../../sources/prometheus/window.js';
+import { parseDurationSeconds } from '../../sources/index.js';
 import type { CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
 

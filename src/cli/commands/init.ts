@@ -5,15 +5,15 @@
  * scripts); an existing file is replaced only when the user says so (or with --force).
  */
 import { Command, Option } from 'commander';
-import type { GpuAuditConfig } from '../../config/schema.js';
-import { InputError } from '../../model/errors.js';
-import { inquirerPrompter, isPromptCancelled, type Prompter } from '../../init/prompter.js';
-import { writeFileAtomic } from '../../io/atomic-write.js';
+import type { GpuAuditConfig } from '../../config/index.js';
+import { InputError } from '../../support/index.js';
+import { inquirerPrompter, isPromptCancelled, type Prompter } from '../init/prompter.js';
+import { writeFileAtomic } from '../../support/index.js';
 import type { CliIo } from '../io.js';
 import { addAnalysisOptions, addKubernetesOptions, addPrometheusOptions } from '../options.js';
 import { refuseOutputOntoReads } from '../output-guard.js';
 import { auditReads, buildAuditOptions, runAuditWithProgress, type AuditCommandOptions, type ConfigurableOption } from './audit.js';
-import { pathExists } from '../../io/path-exists.js';
+import { pathExists } from '../../support/index.js';
 
 export const DEFAULT_CONFIG_OUTPUT = 'gpu-audit.yaml';
 
@@ -99,7 +99,7 @@ export async function runInitCommand(
   const auditOptions = await buildAuditOptions(sources, { ...options, skipConfig: true }, io, timezoneGiven);
   const result = await runAuditWithProgress(auditOptions, io, options.quiet === true);
   // The YAML writer loads only here: other commands never need it.
-  const init = await import('../../init/index.js');
+  const init = await import('../init/index.js');
   const proposals = init.proposeWorkloads(result.report);
   const thresholds = init.proposeThresholds(result.report);
   const defaults = { provider: auditOptions.provider, pricing: auditOptions.pricing };

@@ -4,11 +4,11 @@
  * The file is validated first (exit 2 naming the file and the JSON path of the problem).
  */
 import { Command } from 'commander';
-import { renderReportOutput, reportFormats, type ReportFormat } from '../../report/index.js';
+import { renderReportOutput, reportFormats, type ReportFormat } from '../../render/index.js';
 import type { CliIo } from '../io.js';
 import { useColor } from '../io.js';
 import { addOutputOptions, addRedactOption } from '../options.js';
-import { redactKeyFromEnv, redactReport } from '../../report/redact.js';
+import { redactKeyFromEnv, redactReport } from '../../render/index.js';
 import { emitOutput } from '../output.js';
 import { refuseOutputOntoReads } from '../output-guard.js';
 
@@ -43,7 +43,7 @@ Formats: ${reportFormats.join(', ')}.`);
 
 export async function runReportCommand(file: string, options: ReportCommandOptions, io: CliIo): Promise<void> {
   await refuseOutputOntoReads(options.output, [{ path: file, role: 'the report being rendered' }]);
-  const { readReportStreamed } = await import('../../check/read-streamed.js');
+  const { readReportStreamed } = await import('../../model/report-reader-streamed.js');
   const saved = await readReportStreamed(file);
   const report = options.redact === true ? redactReport(saved, { key: redactKeyFromEnv(io.env) }) : saved;
   await emitOutput(io, renderReportOutput(report, options.format, { color: useColor(io, options), width: 100 }), options.output);

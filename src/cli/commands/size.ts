@@ -6,13 +6,13 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadCatalog } from '../../catalog/index.js';
-import type { PricingModel } from '../../model/catalog.js';
-import { DEFAULT_POOL_HEADROOM, planSize, type SizePlan } from '../../recommend/index.js';
+import type { PricingModel } from '../../model/index.js';
+import { DEFAULT_POOL_HEADROOM, planSize } from '../../recommend/index.js';
+import { SIZE_FORMATS, renderSize } from '../../render/index.js';
 import type { CliIo } from '../io.js';
 import { PRICING_MODELS, PROVIDERS, addOutputOptions } from '../options.js';
 import { emitOutput } from '../output.js';
 
-export const SIZE_FORMATS = ['table', 'json'] as const;
 
 interface SizeOptions {
   peak: number;
@@ -63,35 +63,6 @@ export function rampPerMinute(value: string): number {
   return (perUnit * 60) / SECONDS_PER_UNIT[(match[2] ?? 'min').toLowerCase()]!;
 }
 
-function usd(value: number | null, digits = 2): string {
-  return value === null ? 'unknown (no price at this pricing model)' : `$${value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
-}
-
-export function renderSizeTable(plan: SizePlan): string {
-  const { request, sizing, instance } = plan;
-  const rows: [string, string][] = [
-    ['peak demand', `${request.peakPerSecond.toLocaleString('en-US')} inferences/s`],
-    ['per-GPU throughput', `${request.perGpuPerSecond.toLocaleString('en-US')} inferences/s`],
-    ['headroom', `${Math.round(request.headroom * 1000) / 10}%`],
-    ['instance type', `${instance.name} (${instance.provider}, ${instance.region}): ${instance.gpusPerInstance} x ${instance.gpuModelName}`],
-    ['pricing', `${request.pricing}${plan.priceTerm !== null && plan.priceTerm !== request.pricing ? ` (${plan.priceTerm} price)` : ''}, ${usd(plan.instanceUsdPerHour)}/h per instance`],
-    ['replicas', `${sizing.replicas} GPUs = ceil(${request.peakPerSecond} / ${request.perGpuPerSecond} x ${1 + request.headroom})`],
-    ['instances', `${sizing.instances} x ${instance.name} (${sizing.instances * instance.gpusPerInstance} GPUs)`],
-    ['hourly cost', `${usd(sizing.hourlyUsd)}/h`],
-    ['monthly cost', `${usd(sizing.monthlyUsd, 0)}/month (730 h)`],
-    ['cost per 1,000', `${usd(sizing.costPer1000AtCapacityUsd, 4)} per 1,000 inferences at full GPU throughput; ${usd(sizing.costPer1000AtPeakUsd, 4)} with the whole pool at peak`],
-    [
-      'warm pool',
-      sizing.warmPoolReplicas === null
-        ? 'give --cold-start and --ramp to size it'
-        : `${sizing.warmPoolReplicas} GPUs kept warm beyond the replicas (not in the costs above): ${request.rampPerSecondPerMinute}/s per minute x ${request.coldStartSeconds} s cold start / ${request.perGpuPerSecond}/s per GPU`,
-    ],
-  ];
-  if (plan.alternatives.length > 0) rows.push(['also compared', plan.alternatives.map((alt) => `${alt.instances} x ${alt.name} ${usd(alt.hourlyUsd)}/h`).join('; ')]);
-  const width = Math.max(...rows.map(([label]) => label.length));
-  return `${rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n')}\n`;
-}
-
 export function sizeCommand(io: CliIo): Command {
   const command = new Command('size')
     .description('pool sizing what-if: replicas, instances, cost, cost per 1,000 inferences, warm pool')
@@ -130,8 +101,7 @@ Monthly = 730 hours.`);
       coldStartSeconds: options.coldStart,
       rampPerSecondPerMinute: options.ramp,
     });
-    const text = options.format === 'json' ? `${JSON.stringify({ catalog: { name: catalog.name, asOf: catalog.asOf }, ...plan }, null, 2)}\n` : renderSizeTable(plan);
-    await emitOutput(io, text, options.output);
+    await emitOutput(io, renderSize(options.format, plan, catalog), options.output);
   });
   return command;
 }

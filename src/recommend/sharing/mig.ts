@@ -10,13 +10,14 @@
  * signal, its current profile's slices (compute is never shrunk on no evidence).
  * MIG isolates memory and faults, so units of different tenants may share a GPU this way.
  */
+import { HOURS_PER_MONTH } from '../../model/index.js';
 import { parse, stringify } from 'yaml';
 import { migProfileFor, migTableFor, validateMigLayout } from '../../catalog/index.js';
 import type { MigProfile } from '../../catalog/index.js';
-import type { Recommendation } from '../../model/report.js';
+import type { Recommendation } from '../../model/index.js';
 import { gpuName } from '../candidates.js';
 import { confidenceOf, weaknessesOf } from '../confidence.js';
-import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
+import { type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
 import { money, round2 } from '../units.js';
 import { hostsRisk, preallocationRisk } from './grouping.js';
 

@@ -10,11 +10,12 @@
  * every client must also fit total / replicas. The per-client limits are given for hosts
  * outside Kubernetes (nvidia-cuda-mps-control) as well.
  */
+import { HOURS_PER_MONTH } from '../../model/index.js';
 import { stringify } from 'yaml';
-import type { Recommendation } from '../../model/report.js';
+import type { Recommendation } from '../../model/index.js';
 import { gpuName } from '../candidates.js';
 import { confidenceOf, weaknessesOf } from '../confidence.js';
-import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
+import { type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
 import { money, round2 } from '../units.js';
 import { groupUnits, hostsRisk, ISOLATION_RISK, preallocationRisk, shareable, tenantBlockedPairs, tenantsOf, UNKNOWN_TENANT_RISK, type Admission, type Closed } from './grouping.js';
 

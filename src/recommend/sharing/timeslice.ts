@@ -8,11 +8,12 @@
  * a group is admitted while that share is at most `timeSliceMaxOverlapShare`. Memory is not
  * time-sliced: every member's memory stays resident, so the sum must fit.
  */
+import { HOURS_PER_MONTH } from '../../model/index.js';
 import { stringify } from 'yaml';
-import type { Recommendation } from '../../model/report.js';
+import type { Recommendation } from '../../model/index.js';
 import { gpuName } from '../candidates.js';
 import { confidenceOf, weaknessesOf } from '../confidence.js';
-import { HOURS_PER_MONTH, type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
+import { type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
 import { money, percent, round2 } from '../units.js';
 import { groupUnits, hostsRisk, ISOLATION_RISK, shareable, tenantBlockedPairs, tenantsOf, UNKNOWN_TENANT_RISK, type Admission, type Closed } from './grouping.js';
 

@@ -3,7 +3,7 @@
  * sent when it says something the sink has not heard ("later values fill gaps"). Memory
  * grows with devices, never with samples.
  */
-import type { DeviceInfo, DeviceRef, ObservationSink } from '../../model/observations.js';
+import type { DeviceInfo, DeviceRef, ObservationSink } from '../../model/index.js';
 import { migParent } from './labels.js';
 import type { SeriesDevice } from './labels.js';
 

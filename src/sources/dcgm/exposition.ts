@@ -11,8 +11,8 @@
  * the reason, for the caller's warning.
  */
 import { isPlainDecimal } from './values.js';
-import { MAX_EXACT_DIGITS, POWERS_OF_TEN } from '../text/values.js';
-import { detached } from '../../text/detached.js';
+import { MAX_EXACT_DIGITS, POWERS_OF_TEN } from '../lexers/text/values.js';
+import { detached } from '../../support/index.js';
 
 export interface ExpositionSample {
   /** The name and labels exactly as printed: equal texts are the same series. */

@@ -9,8 +9,8 @@
  *        modelName="Tesla T4",[GPU_I_PROFILE="1g.10gb",GPU_I_ID="3",]Hostname="node-1",
  *        DCGM_FI_DRIVER_VERSION="590.48.01"[,pod="...",namespace="...",container="..."]} VALUE
  */
-import type { DeviceRef } from '../../model/observations.js';
-import { normalisePciBusId } from '../text/values.js';
+import type { DeviceRef } from '../../model/index.js';
+import { normalisePciBusId } from '../lexers/text/values.js';
 
 export type SeriesLabels = ReadonlyMap<string, string>;
 

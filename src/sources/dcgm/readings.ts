@@ -7,7 +7,7 @@
  * rules that make a sample read slots, so that the scrape path, the busiest, reads its own
  * numbers as they are; a Readings object is put in slots first.
  */
-import type { GpuSample } from '../../model/observations.js';
+import type { GpuSample } from '../../model/index.js';
 import type { ReadingKey } from './fields.js';
 
 export type Readings = Partial<Record<ReadingKey, number>>;

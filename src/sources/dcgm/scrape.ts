@@ -4,7 +4,7 @@
  * ScrapeBatch; only the current one is held, so memory grows with devices, never with
  * scrapes. The Prometheus API parser gathers per device instead (prometheus-json.ts).
  */
-import type { DeviceRef, GpuSample, ObservationSink } from '../../model/observations.js';
+import type { DeviceRef, GpuSample, ObservationSink } from '../../model/index.js';
 import type { DcgmDevices } from './devices.js';
 import type { DcgmField } from './fields.js';
 import type { PodLabels, SeriesDevice, SeriesLabelsRead } from './labels.js';

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { fieldByMetricName, fieldByShortName } from '../../../src/sources/dcgm/fields.js';
 import { readDcgmValue } from '../../../src/sources/dcgm/values.js';
-import { dcgmExporter } from '../../../src/sources/dcgm-exporter.js';
-import { parseText } from './parse.js';
+import { dcgmExporter } from '../../../src/sources/formats/dcgm-exporter.js';
+import { parseWith } from '../../helpers/parse.js';
 
 const LABELS = 'gpu="0",UUID="GPU-aaaa",pci_bus_id="00000000:01:00.0",modelName="Tesla T4",Hostname="node-1"';
 
@@ -34,7 +34,7 @@ describe('DCGM PCIe fields', () => {
       `DCGM_FI_DEV_PCIE_TX_THROUGHPUT{${LABELS}} 13000`,
       '',
     ].join('\n');
-    const { sink } = await parseText(dcgmExporter, text);
+    const { sink } = await parseWith(dcgmExporter, text);
     expect(sink.samples).toEqual([expect.objectContaining({ utilizationPct: 20, pcieRxKiBps: 91000, pcieTxKiBps: 13000 })]);
   });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { dcgmExporter } from '../../../src/sources/dcgm-exporter.js';
+import { dcgmExporter } from '../../../src/sources/formats/dcgm-exporter.js';
 import { DcgmDevices } from '../../../src/sources/dcgm/devices.js';
 import { readSeriesLabels } from '../../../src/sources/dcgm/labels.js';
 import { fieldByMetricName } from '../../../src/sources/dcgm/fields.js';
 import { readingSlot, ScrapeBatch } from '../../../src/sources/dcgm/scrape.js';
-import { AssignmentRecordingSink, parseText } from './parse.js';
+import { AssignmentRecordingSink, parseWith } from '../../helpers/parse.js';
 
 const GPU_0 = 'gpu="0",UUID="GPU-0000",Hostname="n1"';
 const GPU_1 = 'gpu="1",UUID="GPU-1111",Hostname="n1"';
@@ -14,14 +14,14 @@ describe('dcgm-exporter scrapes, series by series', () => {
     // GPU 1's labels hold an escape, so they are scanned in full each time rather than interned.
     const escaped = String.raw`gpu="1",UUID="GPU-1111",Hostname="n1",pod="say \"hi\"",namespace="ns"`;
     const oneScrape = (a: number, b: number): string => `DCGM_FI_DEV_GPU_UTIL{${GPU_0}} ${a}\nDCGM_FI_DEV_GPU_UTIL{${escaped}} ${b}\n`;
-    const { sink, result } = await parseText(dcgmExporter, oneScrape(10, 20) + oneScrape(30, 40));
+    const { sink, result } = await parseWith(dcgmExporter, oneScrape(10, 20) + oneScrape(30, 40));
     expect(result.records).toBe(2);
     expect(sink.samples.map((sample) => [sample.ref.index, sample.utilizationPct])).toEqual([[0, 10], [1, 20], [0, 30], [1, 40]]);
   });
 
   it('tells a series apart from the same labels printed with a blank before the brace', async () => {
     // As printed, `M{...}` and `M {...}` are two texts, so the second is not the next scrape.
-    const { result } = await parseText(dcgmExporter, `DCGM_FI_DEV_GPU_UTIL{${GPU_0}} 1\nDCGM_FI_DEV_GPU_UTIL {${GPU_0}} 2\n`);
+    const { result } = await parseWith(dcgmExporter, `DCGM_FI_DEV_GPU_UTIL{${GPU_0}} 1\nDCGM_FI_DEV_GPU_UTIL {${GPU_0}} 2\n`);
     expect(result.records).toBe(1);
   });
 
@@ -29,7 +29,7 @@ describe('dcgm-exporter scrapes, series by series', () => {
     const first = `DCGM_FI_DEV_GPU_UTIL{${GPU_0}} 50\nDCGM_FI_DEV_FB_USED{${GPU_0}} 1000\nDCGM_FI_DEV_GPU_UTIL{${GPU_1}} 60\n`;
     // The second scrape lacks GPU 0's FB_USED and names GPU 1 first.
     const second = `DCGM_FI_DEV_GPU_UTIL{${GPU_1}} 70\nDCGM_FI_DEV_GPU_UTIL{${GPU_0}} 80\n`;
-    const { sink, result } = await parseText(dcgmExporter, first + second);
+    const { sink, result } = await parseWith(dcgmExporter, first + second);
     expect(result.records).toBe(2);
     expect(sink.samples.map(({ ref, utilizationPct, memoryUsedMiB }) => ({ index: ref.index, utilizationPct, memoryUsedMiB }))).toEqual([
       { index: 0, utilizationPct: 50, memoryUsedMiB: 1000 },
@@ -41,7 +41,7 @@ describe('dcgm-exporter scrapes, series by series', () => {
 
   it('keeps one device object per GPU, the same in every scrape', async () => {
     const line = (value: number): string => `DCGM_FI_DEV_GPU_UTIL{${GPU_0}} ${value}\n`;
-    const { sink } = await parseText(dcgmExporter, line(1) + line(2) + line(3));
+    const { sink } = await parseWith(dcgmExporter, line(1) + line(2) + line(3));
     expect(sink.samples).toHaveLength(3);
     expect(sink.samples[1]!.ref).toBe(sink.samples[0]!.ref);
     expect(sink.samples[2]!.ref).toBe(sink.samples[0]!.ref);
@@ -50,7 +50,7 @@ describe('dcgm-exporter scrapes, series by series', () => {
   it('fills a device\'s model from a later series of the same scrape with other labels', async () => {
     // The first series lacks modelName; a pod-labelled series of the same GPU carries it.
     const text = `DCGM_FI_DEV_GPU_UTIL{${GPU_0}} 5\nDCGM_FI_DEV_FB_USED{${GPU_0},modelName="NVIDIA L4",exported_pod="p",exported_namespace="ns"} 100\n`;
-    const { sink } = await parseText(dcgmExporter, text);
+    const { sink } = await parseWith(dcgmExporter, text);
     expect(sink.devices.at(-1)).toMatchObject({ model: 'NVIDIA L4' });
     expect(sink.assignments).toEqual([{ ref: sink.samples[0]!.ref, namespace: 'ns', pod: 'p' }]);
   });
@@ -63,7 +63,7 @@ describe('dcgm-exporter scrapes, series by series', () => {
     const podB = 'pod="b",namespace="ns"';
     const scrape = (time: number): string =>
       [podA, podB, podAReordered, podA].map((pod, line) => `DCGM_FI_DEV_${line % 2 === 0 ? 'GPU_UTIL' : 'FB_USED'}{${GPU_0},${pod}} ${line} ${time}\n`).join('');
-    const { sink, result } = await parseText(dcgmExporter, scrape(1000) + scrape(2000));
+    const { sink, result } = await parseWith(dcgmExporter, scrape(1000) + scrape(2000));
     expect(result.records).toBe(2);
     expect(sink.assignments.map(({ time, pod }) => [time, pod])).toEqual([[1000, 'a'], [1000, 'b'], [2000, 'a'], [2000, 'b']]);
   });

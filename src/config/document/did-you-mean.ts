@@ -1,0 +1,62 @@
+/**
+ * "Did you mean" for unknown keys: the keys the schema allows at the same place, and the one
+ * closest to what was typed. Cheap by design: an edit distance over a handful of names.
+ */
+import type { z } from 'zod';
+import { editDistance } from '../../support/index.js';
+
+/** Internal definition fields of the zod 4 schema types this walk passes through. */
+interface SchemaDef {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+  innerType?: z.ZodType;
+  valueType?: z.ZodType;
+  in?: z.ZodType;
+}
+
+const defOf = (schema: z.ZodType): SchemaDef => (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
+
+/** Wrappers that hold one inner schema (optional, default, refinements as pipes, ...). */
+function unwrap(schema: z.ZodType): z.ZodType {
+  let current = schema;
+  for (;;) {
+    const def = defOf(current);
+    const inner = def.innerType ?? (def.type === 'pipe' ? def.in : undefined);
+    if (inner === undefined) return current;
+    current = inner;
+  }
+}
+
+/** The keys an object schema at `path` allows; empty when the path leads elsewhere. */
+export function knownKeysAt(root: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let schema: z.ZodType | undefined = unwrap(root);
+  for (const segment of path) {
+    if (schema === undefined) return [];
+    const def = defOf(schema);
+    const next: z.ZodType | undefined =
+      def.type === 'object' ? def.shape?.[String(segment)]
+        : def.type === 'array' ? def.element
+          : def.type === 'record' ? def.valueType
+            : undefined;
+    schema = next === undefined ? undefined : unwrap(next);
+  }
+  if (schema === undefined) return [];
+  const def = defOf(schema);
+  return def.type === 'object' ? Object.keys(def.shape ?? {}) : [];
+}
+
+/** The closest known key within a third of the typed key's length (at least 1, at most 3 edits), or undefined. */
+export function closestKey(typed: string, known: readonly string[]): string | undefined {
+  const limit = Math.min(3, Math.max(1, Math.floor(typed.length / 3)));
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const distance = editDistance(typed.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return bestDistance <= limit ? best : undefined;
+}

@@ -1,0 +1,22 @@
+/**
+ * Every finding code, in one registry: the report contract's enum (./report-schema.ts), the
+ * SARIF rule of each (src/render/sarif.ts) and the codes `check --finding-level` accepts all
+ * read it. A code is a stable key (thresholds, SARIF rule ids and tests use it); what a
+ * finding says is made where it is raised, from its evidence.
+ */
+export const FINDING_CODES = {
+  'idle-gpu': { rule: 'GPU idle for most of the observed time' },
+  'low-compute': { rule: 'GPU in use but with low mean utilization' },
+  'vram-overprovisioned': { rule: 'peak memory use far below the GPU\'s memory' },
+  'short-window': { rule: 'too little data: figures sample less than a day' },
+  'cpu-bound-pipeline': { rule: 'the workload waits on its CPU input pipeline' },
+  'sidecar-overhead': { rule: 'sidecars take a large share of the pod\'s resources' },
+  'allocated-unused': { rule: 'GPU allocated to a pod that does not use it' },
+  'no-checkpoint-on-spot-candidate': { rule: 'spot candidate without checkpoints' },
+  'not-enough-data': { rule: 'a recommender could not judge a workload: the data it needs is missing' },
+  'tenant-isolation': { rule: 'sharing declined: the workloads belong to tenants that must stay apart' },
+} as const satisfies Record<string, { rule: string }>;
+
+export type FindingCode = keyof typeof FINDING_CODES;
+
+export const FINDING_CODE_NAMES = Object.keys(FINDING_CODES) as [FindingCode, ...FindingCode[]];

@@ -1,0 +1,42 @@
+/**
+ * The HTML report: one self-contained file a person opens in a browser or attaches to a
+ * ticket. Executive summary first, then charts a reader takes in at a glance (compute over
+ * time, VRAM, idle hours, cost, hour-of-week), then the tables, findings, recommendations and
+ * the methodology. Every figure comes from the Report; every string from it is escaped.
+ */
+import type { Report } from '../../model/index.js';
+import { gpuNames, type GpuNames } from '../gpu-labels.js';
+import type { Renderer } from '../types.js';
+import { html, type SafeHtml } from './escape.js';
+import { gpuCharts } from './gpu-charts.js';
+import { pagePieces } from './page.js';
+import { executiveSummary, findingsSection, gpuTable, header, methodology, recommendationsSection, windowAndSources } from './sections.js';
+
+export const renderHtml: Renderer = (report: Report): string => [...renderHtmlPieces(report)].join('');
+
+/**
+ * renderHtml in pieces, a section at a time, each written as it is made: a large fleet's page
+ * is tens of megabytes, and joined it was held whole, and again as the bytes written.
+ */
+export function* renderHtmlPieces(report: Report): Generator<string, void, undefined> {
+  const names = gpuNames(report.gpus);
+  const navigation = html`<nav><a href="#summary">Summary</a><a href="#charts">Charts</a><a href="#gpus">GPUs</a><a href="#findings">Findings</a><a href="#recommendations">Recommendations</a><a href="#methodology">Methodology</a></nav>`;
+  function* sections(): Generator<SafeHtml, void, undefined> {
+    yield header(report);
+    yield navigation;
+    yield executiveSummary(report, names);
+    yield chartsSection(report, names);
+    yield gpuTable(report, names);
+    yield findingsSection(report, names);
+    yield recommendationsSection(report, names);
+    yield windowAndSources(report);
+    yield methodology(report);
+  }
+  yield* pagePieces('GPU audit report', sections());
+}
+
+function chartsSection(report: Report, names: GpuNames): SafeHtml {
+  const charts = gpuCharts(report, names);
+  const chartFigures = charts.map((chart) => html`<figure id="${chart.id}"><h3>${chart.heading}</h3><figcaption>${chart.note}</figcaption>${chart.body}</figure>`);
+  return html`<section id="charts"><h2>Charts</h2>${charts.length === 0 ? html`<p>No figures to chart: the inputs hold no GPU.</p>` : chartFigures}</section>`;
+}

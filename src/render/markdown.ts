@@ -1,0 +1,337 @@
+/**
+ * The Markdown report: for a pull request, a wiki page or a ticket. Complete where the
+ * terminal table is brief (every GPU, process, finding and recommendation), and it
+ * defines every figure. Every string from the Report is escaped (escapeMarkdown):
+ * input can neither break a table nor inject HTML.
+ */
+import type { Finding, GpuEntry, Recommendation, Report, Severity, WorkloadEntry } from '../model/index.js';
+import { FIGURE_DEFINITIONS } from './definitions.js';
+import {
+  MISSING,
+  displayTimeZone,
+  formatCount,
+  formatHours,
+  formatInstant,
+  formatNumber,
+  formatPcieLink,
+  formatPercent,
+  formatQuantity,
+  formatUsd,
+  formatWindow,
+  fractionAsPercent,
+  hasPcieFigures,
+  meanComputeText,
+  meanUtilizationBasis,
+} from './format.js';
+import { gpuNames, gpuRows } from './gpu-labels.js';
+import { headingTargets, listsAllTargetsApart } from './recommendation-targets.js';
+import type { GpuNames, GpuRow } from './gpu-labels.js';
+import { escapeMarkdown, toDisplayBlock } from '../support/index.js';
+import { GPU_FIGURES } from './gpu-figures.js';
+import type { Renderer } from './types.js';
+import { WORKLOAD_MARKDOWN_EXTRA_COLUMNS, workloadEstimatesMarkdown } from './workloads-table.js';
+
+const TOP_FINDINGS_IN_SUMMARY = 3;
+
+type Align = 'left' | 'right';
+
+interface Column<Row> {
+  header: string;
+  align: Align;
+  /** Plain text: the table escapes it. */
+  cell: (row: Row) => string;
+}
+
+/** A GFM table; every cell (headers included) is escaped here, so no caller can forget. */
+function markdownTable<Row>(columns: readonly Column<Row>[], rows: readonly Row[]): string {
+  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+  return [
+    line(columns.map((column) => escapeMarkdown(column.header))),
+    line(columns.map((column) => (column.align === 'right' ? '---:' : '---'))),
+    ...rows.map((row) => line(columns.map((column) => escapeMarkdown(column.cell(row))))),
+  ].join('\n');
+}
+
+/** `key=value; key=value`, values as the Report holds them. */
+function describeEvidence(evidence: Finding['evidence']): string {
+  const entries = Object.entries(evidence);
+  return entries.length === 0 ? MISSING : entries.map(([key, value]) => `${key}=${value === null ? 'null' : String(value)}`).join('; ');
+}
+
+const SEVERITY_ORDER: Readonly<Record<string, number>> = { error: 0, warning: 1, info: 2 } satisfies Record<Severity, number>;
+
+/** Most severe first; an unknown severity (a re-rendered JSON file may hold anything) sorts last. */
+function bySeverity(left: Finding, right: Finding): number {
+  return (SEVERITY_ORDER[left.severity] ?? 3) - (SEVERITY_ORDER[right.severity] ?? 3);
+}
+
+/** Counted recommendations first (their savings add up to the total), then alternatives; each by savings. */
+function bySavings(left: Recommendation, right: Recommendation): number {
+  return Number(left.counted === false) - Number(right.counted === false) || right.monthlySavingsUsd - left.monthlySavingsUsd;
+}
+
+function title(report: Report): string {
+  const zone = displayTimeZone(report.window.timezone);
+  const generated = `${formatInstant(report.generatedAt, zone)} ${zone}`;
+  return [
+    '# GPU audit report',
+    '',
+    `Generated ${escapeMarkdown(generated)} by ${escapeMarkdown(`${report.tool.name} ${report.tool.version}`)} (report schema ${escapeMarkdown(String(report.schemaVersion))}).`,
+  ].join('\n');
+}
+
+function findingLine(finding: Finding, names: GpuNames): string {
+  return `**${escapeMarkdown(finding.severity)}** ${escapeMarkdown(finding.code)} on ${escapeMarkdown(names.target(finding.target))}: ${escapeMarkdown(finding.message)}`;
+}
+
+function summary(report: Report, names: GpuNames): string {
+  const fleet = report.summary;
+  const waste =
+    fleet.wastePct === null ? MISSING : `${formatPercent(fleet.wastePct)} of GPU-hours idle, costing ${formatUsd(fleet.monthlyWasteUsd, 0)}/month`;
+  const findings = [...report.findings].sort(bySeverity);
+  const topFindings =
+    findings.length === 0
+      ? ['- **Findings:** none.']
+      : [
+          `- **Top findings** (${formatCount(Math.min(TOP_FINDINGS_IN_SUMMARY, findings.length))} of ${formatCount(findings.length)}):`,
+          ...findings.slice(0, TOP_FINDINGS_IN_SUMMARY).map((finding) => `  - ${findingLine(finding, names)}`),
+        ];
+  return [
+    '## Summary',
+    '',
+    `- **Fleet:** ${formatQuantity(fleet.gpuCount, 'GPU')} and ${formatQuantity(fleet.migDeviceCount, 'MIG device')} on ${formatQuantity(fleet.hostCount, 'host')}; ${formatHours(fleet.gpuHours)} of GPU time observed, ${formatHours(fleet.idleGpuHours)} idle.`,
+    `- **Monthly cost:** ${escapeMarkdown(fleet.monthlyCostUsd === null ? MISSING : `${formatUsd(fleet.monthlyCostUsd, 0)}/month`)}`,
+    `- **Waste:** ${escapeMarkdown(waste)}`,
+    `- **Mean utilization:** ${fleet.meanUtilization === null ? MISSING : `${formatPercent(fleet.meanUtilization)} ${meanUtilizationBasis(fleet)}`}`,
+    `- **Mean compute:** ${meanComputeText(fleet)}`,
+    `- **Potential savings:** ${escapeMarkdown(`${formatUsd(fleet.potentialMonthlySavingsUsd, 0)}/month`)} from ${formatQuantity(report.recommendations.length, 'recommendation')}`,
+    ...topFindings,
+  ].join('\n');
+}
+
+function windowAndSources(report: Report): string {
+  const { settings, catalog } = report;
+  const where = [settings.provider, settings.region].filter((part): part is string => part !== null);
+  const age = catalog.ageDays === null ? '' : `, ${formatQuantity(catalog.ageDays, 'day')} old`;
+  const sourceColumns: Column<Report['sources'][number]>[] = [
+    { header: 'Source', align: 'left', cell: (source) => (source.ref === '-' ? '- (stdin)' : source.ref) },
+    { header: 'Format', align: 'left', cell: (source) => source.format },
+    { header: 'Records', align: 'right', cell: (source) => formatCount(source.records) },
+    { header: 'Warnings', align: 'right', cell: (source) => formatCount(source.warnings.length) },
+  ];
+  const warnings = report.sources.flatMap((source) => source.warnings.map((warning) => `- ${escapeMarkdown(source.ref)}: ${escapeMarkdown(warning)}`));
+  return [
+    '## Window and sources',
+    '',
+    `- **Window:** ${escapeMarkdown(formatWindow(report.window))}`,
+    `- **Idle threshold:** compute signal below ${formatPercent(settings.idleThresholdPct, null)}`,
+    `- **Pricing:** ${escapeMarkdown([settings.pricing, ...where].join(', '))}`,
+    `- **Catalog:** ${escapeMarkdown(`${catalog.name}, as of ${catalog.asOf} (${catalog.source}${age})`)}`,
+    '',
+    report.sources.length === 0 ? 'No sources.' : markdownTable(sourceColumns, report.sources),
+    ...(warnings.length > 0 ? ['', 'Warnings:', '', ...warnings] : []),
+  ].join('\n');
+}
+
+function gpuLabel(row: GpuRow, names: GpuNames): string {
+  return `${row.isMigDevice ? '↳ ' : ''}${names.short(row.gpu)}`;
+}
+
+function instanceType(gpu: GpuEntry): string {
+  if (gpu.instanceType === null) return MISSING;
+  return gpu.instanceTypeBasis === null ? gpu.instanceType : `${gpu.instanceType} (${gpu.instanceTypeBasis})`;
+}
+
+function gpuColumns(names: GpuNames): Column<GpuRow>[] {
+  return [
+    { header: 'Host', align: 'left', cell: ({ gpu }) => gpu.host },
+    { header: 'GPU', align: 'left', cell: (row) => gpuLabel(row, names) },
+    { header: 'Model', align: 'left', cell: ({ gpu }) => (gpu.migProfile === null ? (gpu.model ?? MISSING) : `MIG ${gpu.migProfile}`) },
+    { header: 'Instance type', align: 'left', cell: ({ gpu }) => instanceType(gpu) },
+    ...GPU_FIGURES.map((figure): Column<GpuRow> => ({ header: figure.documentHeader, align: 'right', cell: ({ gpu }) => figure.cell(gpu) })),
+    { header: 'ID', align: 'left', cell: ({ gpu }) => gpu.id },
+  ];
+}
+
+function computeColumns(names: GpuNames): Column<GpuRow>[] {
+  return [
+    { header: 'GPU', align: 'left', cell: ({ gpu }) => names.full(gpu) },
+    { header: 'Compute basis', align: 'left', cell: ({ gpu }) => gpu.computeBasis },
+    { header: 'SM active mean (%)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.smActive?.mean, 1) },
+    { header: 'SM active p95 (%)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.smActive?.p95, 1) },
+    { header: 'Tensor active mean (%)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.tensorActive?.mean, 1) },
+    { header: 'Tensor active p95 (%)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.tensorActive?.p95, 1) },
+    { header: 'GR engine active mean (%)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.grEngineActive?.mean, 1) },
+    { header: 'GR engine active p95 (%)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.grEngineActive?.p95, 1) },
+  ];
+}
+
+function pcieColumns(names: GpuNames): Column<GpuRow>[] {
+  return [
+    { header: 'GPU', align: 'left', cell: ({ gpu }) => names.full(gpu) },
+    { header: 'Link', align: 'left', cell: ({ gpu }) => formatPcieLink(gpu.pcieLink) },
+    { header: 'Link bandwidth (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieLink?.bandwidthMiBps, 0) },
+    { header: 'Rx mean (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieRxMiBps?.mean, 1) },
+    { header: 'Rx p95 (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieRxMiBps?.p95, 1) },
+    { header: 'Rx max (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieRxMiBps?.max, 1) },
+    { header: 'Tx mean (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieTxMiBps?.mean, 1) },
+    { header: 'Tx p95 (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieTxMiBps?.p95, 1) },
+    { header: 'Tx max (MiB/s)', align: 'right', cell: ({ gpu }) => formatNumber(gpu.pcieTxMiBps?.max, 1) },
+  ];
+}
+
+function gpus(report: Report, names: GpuNames): string {
+  if (report.gpus.length === 0) return '## GPUs\n\nNo GPU was found in the inputs.';
+  const rows = gpuRows(report.gpus);
+  const hasProfiling = report.gpus.some((gpu) => gpu.smActive !== null || gpu.tensorActive !== null || gpu.grEngineActive !== null);
+  // PCIe belongs to the board: MIG devices would repeat their parent's link and have no traffic of their own.
+  const boards = rows.filter((row) => !row.isMigDevice);
+  return [
+    '## GPUs',
+    '',
+    markdownTable(gpuColumns(names), rows),
+    ...(hasProfiling ? ['', '### Compute activity (DCGM profiling)', '', markdownTable(computeColumns(names), rows)] : []),
+    ...(hasPcieFigures(report.gpus) ? ['', '### PCIe traffic', '', markdownTable(pcieColumns(names), boards)] : []),
+  ].join('\n');
+}
+
+interface ProcessRow {
+  gpu: GpuEntry;
+  process: GpuEntry['processes'][number];
+}
+
+function processes(report: Report, names: GpuNames): string {
+  const rows: ProcessRow[] = gpuRows(report.gpus).flatMap(({ gpu }) =>
+    [...gpu.processes]
+      .sort((left, right) => (right.maxMemoryMiB ?? -1) - (left.maxMemoryMiB ?? -1) || left.pid - right.pid)
+      .map((process) => ({ gpu, process })),
+  );
+  if (rows.length === 0) return '## Processes\n\nNo process list in the inputs.';
+  const columns: Column<ProcessRow>[] = [
+    { header: 'GPU', align: 'left', cell: ({ gpu }) => names.full(gpu) },
+    { header: 'PID', align: 'right', cell: ({ process }) => String(process.pid) },
+    { header: 'Process', align: 'left', cell: ({ process }) => process.name },
+    { header: 'Type', align: 'left', cell: ({ process }) => process.type ?? MISSING },
+    { header: 'Peak memory (MiB)', align: 'right', cell: ({ process }) => formatNumber(process.maxMemoryMiB, 0) },
+    { header: 'Samples', align: 'right', cell: ({ process }) => formatCount(process.samples) },
+  ];
+  return ['## Processes', '', 'Sorted by peak memory on each device.', '', markdownTable(columns, rows)].join('\n');
+}
+
+function workloads(report: Report, names: GpuNames): string {
+  if (report.workloads.length === 0) return '';
+  const columns: Column<WorkloadEntry>[] = [
+    { header: 'Workload', align: 'left', cell: (workload) => workload.name },
+    { header: 'Kind', align: 'left', cell: (workload) => workload.kind },
+    { header: 'GPUs', align: 'left', cell: (workload) => workload.gpus.map(names.target).join(', ') || MISSING },
+    { header: 'VRAM peak (MiB)', align: 'right', cell: ({ vram }) => formatNumber(vram.peakMiB, 0) },
+    { header: 'VRAM p95 (MiB)', align: 'right', cell: ({ vram }) => formatNumber(vram.p95MiB, 0) },
+    { header: 'VRAM required (MiB)', align: 'right', cell: ({ vram }) => formatNumber(vram.requiredMiB, 0) },
+    { header: 'VRAM basis', align: 'left', cell: ({ vram }) => vram.basis },
+    { header: 'Compute basis', align: 'left', cell: ({ compute }) => compute.basis },
+    { header: 'Compute mean (%)', align: 'right', cell: ({ compute }) => formatNumber(compute.mean, 1) },
+    { header: 'Compute p95 (%)', align: 'right', cell: ({ compute }) => formatNumber(compute.p95, 1) },
+    { header: 'Busy (%)', align: 'right', cell: ({ compute }) => formatNumber(fractionAsPercent(compute.busyFraction), 1) },
+    { header: 'CPU pipeline', align: 'left', cell: ({ cpuPipeline }) => [cpuPipeline.verdict, ...cpuPipeline.evidence].join('; ') },
+    { header: 'Sidecar CPU (cores)', align: 'right', cell: ({ sidecars }) => formatNumber(sidecars.cpuCores, 2) },
+    { header: 'Sidecar memory (MiB)', align: 'right', cell: ({ sidecars }) => formatNumber(sidecars.memoryMiB, 0) },
+    { header: 'Sidecar overhead (%)', align: 'right', cell: ({ sidecars }) => formatNumber(sidecars.overheadPct, 1) },
+    { header: 'Cost ($/h)', align: 'right', cell: ({ cost }) => formatNumber(cost.hourlyUsd, 2) },
+    { header: 'Waste ($/h)', align: 'right', cell: ({ cost }) => formatNumber(cost.wasteHourlyUsd, 2) },
+    ...WORKLOAD_MARKDOWN_EXTRA_COLUMNS,
+  ];
+  const estimates = workloadEstimatesMarkdown(report);
+  return ['## Workloads', '', markdownTable(columns, report.workloads), ...(estimates === '' ? [] : ['', estimates])].join('\n');
+}
+
+function findings(report: Report, names: GpuNames): string {
+  if (report.findings.length === 0) return '## Findings\n\nNone.';
+  const columns: Column<Finding>[] = [
+    { header: 'Severity', align: 'left', cell: (finding) => finding.severity },
+    { header: 'Code', align: 'left', cell: (finding) => finding.code },
+    { header: 'Target', align: 'left', cell: (finding) => names.target(finding.target) },
+    { header: 'Message', align: 'left', cell: (finding) => finding.message },
+    { header: 'Evidence', align: 'left', cell: (finding) => describeEvidence(finding.evidence) },
+  ];
+  return ['## Findings', '', markdownTable(columns, [...report.findings].sort(bySeverity))].join('\n');
+}
+
+/** A fence longer than any backtick run in the text, so the text cannot close it. */
+function fencedBlock(format: string, text: string): string {
+  const block = toDisplayBlock(text).replace(/\n+$/u, '');
+  const longestRun = Math.max(0, ...(block.match(/`+/gu) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longestRun + 1));
+  const language = format.replace(/[^A-Za-z0-9_+-]/gu, '');
+  return `${fence}${language}\n${block}\n${fence}`;
+}
+
+function recommendation(item: Recommendation, position: number, names: GpuNames): string {
+  const targets = item.targets.map(names.target);
+  const reasons = item.confidenceReasons.length > 0 ? `: ${item.confidenceReasons.join('; ')}` : '';
+  return [
+    `### ${position}. ${escapeMarkdown(`${item.kind}: ${headingTargets(targets)}`)}`,
+    '',
+    ...(listsAllTargetsApart(targets) ? [`- **Targets (${formatCount(targets.length)}):** ${escapeMarkdown(targets.join(', '))}`] : []),
+    `- **Current:** ${escapeMarkdown(item.current)}`,
+    `- **Proposed:** ${escapeMarkdown(item.proposed)}`,
+    `- **Saves:** ${escapeMarkdown(`${formatUsd(item.monthlySavingsUsd, 0)}/month`)}`,
+    ...(item.counted === undefined ? [] : [`- **In the total:** ${item.counted ? 'yes' : escapeMarkdown(item.alternativeTo === undefined ? 'no' : `no, an alternative to ${item.alternativeTo}`)}`]),
+    `- **Confidence:** ${escapeMarkdown(`${item.confidence}${reasons}`)}`,
+    `- **Risks:** ${item.risks.length > 0 ? escapeMarkdown(item.risks.join('; ')) : 'none named'}`,
+    `- **Rationale:** ${escapeMarkdown(item.rationale)}`,
+    `- **Evidence:** ${escapeMarkdown(describeEvidence(item.evidence))}`,
+    ...(item.config === undefined ? [] : ['', fencedBlock(item.config.format, item.config.text)]),
+  ].join('\n');
+}
+
+function recommendations(report: Report, names: GpuNames): string {
+  if (report.recommendations.length === 0) return '## Recommendations\n\nNone.';
+  const sorted = [...report.recommendations].sort(bySavings);
+  return [
+    '## Recommendations',
+    '',
+    `Potential savings: ${escapeMarkdown(`${formatUsd(report.summary.potentialMonthlySavingsUsd, 0)}/month`)} (fleet total as the recommender reports it). Sorted by monthly savings.`,
+    ...sorted.flatMap((item, index) => ['', recommendation(item, index + 1, names)]),
+  ].join('\n');
+}
+
+function methodology(report: Report): string {
+  const { settings, catalog } = report;
+  const where = [settings.provider, settings.region].filter((part): part is string => part !== null);
+  return [
+    '## Methodology',
+    '',
+    `This report counts a device as idle while its compute signal is below ${formatPercent(settings.idleThresholdPct, null)}, and prices GPU time at ${escapeMarkdown([settings.pricing, ...where].join(', '))} prices from the catalog ${escapeMarkdown(`"${catalog.name}"`)} as of ${escapeMarkdown(catalog.asOf)} (${escapeMarkdown(catalog.source)}). Tables round for reading; the JSON report holds the unrounded figures.`,
+    '',
+    ...FIGURE_DEFINITIONS.map((definition) => `- **${definition.figure}** (${definition.unit}): ${definition.meaning}`),
+  ].join('\n');
+}
+
+export const renderMarkdown: Renderer = (report: Report): string => [...renderMarkdownPieces(report)].join('');
+
+/**
+ * renderMarkdown in pieces, a section at a time (sections apart by a blank line, an empty one
+ * left out), each written as it is made: a large fleet's document is tens of megabytes.
+ */
+export function* renderMarkdownPieces(report: Report): Generator<string, void, undefined> {
+  const names = gpuNames(report.gpus);
+  const sections: (() => string)[] = [
+    () => title(report),
+    () => summary(report, names),
+    () => windowAndSources(report),
+    () => gpus(report, names),
+    () => processes(report, names),
+    () => workloads(report, names),
+    () => findings(report, names),
+    () => recommendations(report, names),
+    () => methodology(report),
+  ];
+  let written = 0;
+  for (const section of sections) {
+    const text = section();
+    if (text === '') continue;
+    yield written === 0 ? text : `\n\n${text}`;
+    written += 1;
+  }
+  yield '\n';
+}

@@ -1,0 +1,86 @@
+/**
+ * Live Prometheus as a source: `gpu-audit audit --prometheus URL --since 7d`. Aggregations run
+ * in PromQL (./queries.ts), so what is fetched grows with GPUs, not with samples; the result is
+ * per-device aggregates for analysis/aggregates.ts rather than samples.
+ */
+import type { SourceSummary } from '../../../model/index.js';
+import { prometheusConnection } from './auth.js';
+import { type ClientOptions, PrometheusClient, type TransferStats } from './client.js';
+import { type CollectedDevice, type Collection, collectFromPrometheus } from './read-prometheus.js';
+import { parseSelector } from './selector.js';
+import { resolveWindow, type AuditWindow } from './window.js';
+
+export type { CollectedDevice, CollectedPod } from './read-prometheus.js';
+export type { PrometheusContainerCpu, PrometheusHostCpu } from './cpu.js';
+export type { RangeRule } from './window.js';
+export type { TransferStats } from './client.js';
+export { PROMETHEUS_ENV } from './auth.js';
+export { parseSelector } from './selector.js';
+export { parseDurationSeconds, resolveWindow, DEFAULT_STEP_SECONDS } from './window.js';
+
+export interface PrometheusSourceOptions {
+  url: string;
+  since: string;
+  until?: string;
+  step?: string;
+  selector?: string;
+  idleThresholdPct: number;
+  env: NodeJS.ProcessEnv;
+  nowMs: number;
+  timeoutMs?: number;
+  concurrency?: number;
+  /** Test hooks and tuning (backoff, chunk sizes). */
+  client?: Partial<ClientOptions>;
+  chunkSeconds?: number;
+  rangeChunkSeconds?: number;
+  /** Progress: queries done of planned. */
+  onProgress?: (done: number, planned: number) => void;
+}
+
+export interface PrometheusSourceResult {
+  devices: CollectedDevice[];
+  window: AuditWindow;
+  /** Metric names found and read. */
+  metrics: string[];
+  stats: TransferStats;
+  /** The report's `sources[]` entry: `records` counts the API queries made. */
+  summary: SourceSummary;
+  /** node_exporter / cAdvisor CPU counters' increases; empty lists where not scraped. */
+  cpu: Collection['cpu'];
+  /** Whether the server's ranges include their start (2.x) or not (3.x), as probed. */
+  rangeRule: Collection['rangeRule'];
+}
+
+/** Validates every option before the first request, then collects. */
+export async function readPrometheus(options: PrometheusSourceOptions): Promise<PrometheusSourceResult> {
+  const matchers = options.selector === undefined ? [] : parseSelector(options.selector);
+  const window = resolveWindow({ since: options.since, ...(options.until === undefined ? {} : { until: options.until }), ...(options.step === undefined ? {} : { step: options.step }) }, options.nowMs);
+  const connection = prometheusConnection(options.url, options.env);
+  let planned = 0;
+  const client = new PrometheusClient(connection, {
+    ...options.client,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    onQueryDone: (stats) => options.onProgress?.(stats.queries, Math.max(planned, stats.queries)),
+  });
+  const collection = await collectFromPrometheus(client, {
+    window,
+    matchers,
+    idleThresholdPct: options.idleThresholdPct,
+    defaultHost: connection.baseUrl.host,
+    ...(options.chunkSeconds === undefined ? {} : { chunkSeconds: options.chunkSeconds }),
+    ...(options.rangeChunkSeconds === undefined ? {} : { rangeChunkSeconds: options.rangeChunkSeconds }),
+    onPlan: (queries) => {
+      planned = queries;
+    },
+  });
+  return {
+    devices: collection.devices,
+    window,
+    metrics: collection.metrics,
+    stats: { ...client.stats },
+    cpu: collection.cpu,
+    rangeRule: collection.rangeRule,
+    summary: { ref: connection.displayUrl, format: 'prometheus', records: client.stats.queries, warnings: collection.warnings },
+  };
+}
