@@ -5,66 +5,17 @@
  * so summaries, findings and pricing downstream are shared.
  *
  * What the aggregates mean is up to their producer, which must document how they differ from
- * DESIGN.md section 5 (src/sources/live/prometheus/queries.ts does). The producer's type must stay
- * assignable to DeviceAggregates: src/engine/run-audit.ts passes one to the other, so a drift is a compile
- * error. (The type would belong in model/observations.ts beside GpuSample.)
+ * DESIGN.md section 5 (src/sources/live/prometheus/queries.ts does). Producer and analysis
+ * share the one type, model/aggregates.ts.
  */
 import { MS_PER_HOUR } from '../model/index.js';
-import type { DeviceRef } from '../model/index.js';
-import type { GpuEntry, MemoryStats, PercentStats, ThroughputStats } from '../model/index.js';
-import { chooseComputeBasis, type LadderBasis } from './compute-ladder.js';
+import type { DeviceAggregates, HourlyValues, PodOnDeviceAggregate } from '../model/index.js';
+import type { GpuEntry } from '../model/index.js';
+import { chooseComputeBasis } from './compute-ladder.js';
 import type { FleetWindow } from './fleet-analyzer.js';
 import { assignReportIds, boardIdentityOf, boardKey, resolveBoards } from './identity.js';
 import { MAX_CONTAINERS_PER_DEVICE, type PodAssignmentRecord } from './pod-assignments.js';
-import type { PercentMetric } from './sample-values.js';
 import { HOURS_PER_WEEK, ZoneClock } from './zone-clock.js';
-
-export interface IdleAggregate {
-  /** Time in which the signal was read, seconds. */
-  observedSeconds: number;
-  /** Part of it in which the signal was below the idle threshold, seconds. */
-  idleSeconds: number;
-}
-
-/** Values on a grid of whole hours from `startMs`; null where the device had no data. */
-export interface HourlyValues {
-  startMs: number;
-  values: (number | null)[];
-}
-
-export interface DeviceAggregates {
-  ref: DeviceRef;
-  model?: string;
-  migProfile?: string;
-  memoryTotalMiB?: number;
-  percent: Partial<Record<PercentMetric, PercentStats>>;
-  memoryUsedMiB?: MemoryStats;
-  /** PCIe traffic each way, MiB/s. */
-  pcieRxMiBps?: ThroughputStats;
-  pcieTxMiBps?: ThroughputStats;
-  idle: Partial<Record<LadderBasis, IdleAggregate>>;
-  /** Time in which any signal of the device was read, seconds (its GPU-hours x 3600). */
-  observedSeconds: number;
-  samples: number;
-  firstSeenMs?: number;
-  lastSeenMs?: number;
-  /** Hourly mean of the device's best compute signal, percent. */
-  hourlyComputePct?: HourlyValues;
-  /** The report's timeline, from `startMs` (epoch ms) in buckets of `bucketSeconds`. */
-  timeline?: { startMs: number; bucketSeconds: number; computeMeanPct: (number | null)[]; memoryUsedMaxMiB: (number | null)[] };
-  /** Containers of a pod mapping seen on the device, in the producer's order; absent without one. */
-  pods?: readonly PodOnDeviceAggregate[];
-}
-
-export interface PodOnDeviceAggregate {
-  namespace: string;
-  pod: string;
-  container?: string | null;
-  /** Sightings (query steps) at which it held the device, and the first and last of them (epoch ms). */
-  steps: number;
-  firstSeenMs: number;
-  lastSeenMs: number;
-}
 
 export interface AggregatesContext {
   /** IANA zone of the hour-of-week profile. */

@@ -8,10 +8,10 @@
  * straight to their processes. A MIG-enabled parent whose utilization is N/A reaches the
  * processes rung by itself.
  */
-import { isIdleSignal, type ComputeBasis } from '../model/index.js';
+import { isIdleSignal, type ComputeBasis, type LadderBasis } from '../model/index.js';
 import type { SampleValues } from './sample-values.js';
 
-export type LadderBasis = Exclude<ComputeBasis, 'unknown'>;
+export type { LadderBasis } from '../model/index.js';
 
 export interface ComputeRung {
   basis: LadderBasis;

@@ -22,7 +22,6 @@ export { applyGpuCosts, applyModelKeys } from './cost.js';
 export type { GpuPrice } from './cost.js';
 export { COMPUTE_LADDER } from './compute-ladder.js';
 export { gpuEntriesFromAggregates } from './aggregates.js';
-export type { DeviceAggregates } from './aggregates.js';
 export { containerCpuFromTotals, hostCpuFromTotals, pipelineInputs } from './cpu-pipeline/index.js';
 export { attributeKubernetes, nodesByHost, podsOnDevices } from './kubernetes.js';
 export { identifyModels, priceGpus, type PricingSettings } from './pricing.js';

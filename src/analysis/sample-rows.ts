@@ -5,10 +5,10 @@
  *
  * Why: a series remembers the sample behind each of its longest intervals (./series.ts), up to
  * 4,096 of them, and a short series remembers every one. As objects - a {startMs, values} pair
- * and a SampleValues with its numbers boxed - they took about 250 bytes each, 32-35 MB for a
- * 10,000-GPU scrape log; as a row of every field 80 bytes; as a row of the series' own fields
- * 24 bytes for a source that reports two (a Prometheus answer of utilization and memory), which
- * is most of what a long series of a large fleet keeps. Rows are written in place, so a slot
+ * and a SampleValues with its numbers boxed - they took about three times a row of every field,
+ * and ten times a row of the series' own fields for a source that reports two (a Prometheus
+ * answer of utilization and memory), which is most of what a long series of a large fleet
+ * keeps (bench/MEASUREMENTS.md). Rows are written in place, so a slot
  * freed by an interval that was pushed out is reused: the storage never holds more rows than
  * intervals kept. A field first reported late in a series adds a column to every row (rare:
  * a source reports the same fields sample after sample).

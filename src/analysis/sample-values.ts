@@ -2,7 +2,7 @@
  * The figures of one GPU sample that analysis weighs, without its identity or time. A series
  * keeps one of these per pending sample and per remembered long interval, never per sample.
  */
-import type { GpuSample } from '../model/index.js';
+import type { GpuSample, PercentMetric } from '../model/index.js';
 
 export interface SampleValues {
   utilizationPct?: number;
@@ -17,8 +17,8 @@ export interface SampleValues {
 }
 
 /** Percent signals that get PercentStats in the report. */
-export const PERCENT_METRICS = ['utilizationPct', 'smActivePct', 'tensorActivePct', 'grEngineActivePct'] as const;
-export type PercentMetric = (typeof PERCENT_METRICS)[number];
+export const PERCENT_METRICS = ['utilizationPct', 'smActivePct', 'tensorActivePct', 'grEngineActivePct'] as const satisfies readonly PercentMetric[];
+export type { PercentMetric };
 
 /** PCIe throughput signals (KiB/s) that get ThroughputStats in the report. */
 export const PCIE_METRICS = ['pcieRxKiBps', 'pcieTxKiBps'] as const;

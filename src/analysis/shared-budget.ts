@@ -2,9 +2,8 @@
  * A limit shared by the many small stores of one kind that a fleet's series hold: the longest
  * intervals each series remembers (./series.ts) and the buckets of each series' timeline
  * (./timeline-buckets.ts). Each store may grow to a capacity, the same for all of them, far
- * above what a short series needs; 800 GPUs logged for an hour at 1 s held 3.3 million
- * remembered intervals (about 200 MB), and 1,000 GPUs scraped for a day held 110 MB of timeline
- * buckets (issue 8: memory grows with series, not samples).
+ * above what a short series needs, and many series at that capacity would hold hundreds of
+ * megabytes (bench/MEASUREMENTS.md): memory must grow with series, not samples.
  *
  * The budget counts what all members hold. Once that passes the limit, the capacity is lowered
  * for every member, to the largest at which all of them together would hold at most half the

@@ -33,8 +33,8 @@ export const BASE_BUCKET_MS = 60_000;
 /** Buckets held while streaming; `shrinkTo` brings them down to what the report shows. */
 export const STREAMING_BUCKET_CAP = 2 * TIMELINE_MAX_BUCKETS;
 /**
- * Buckets held by all timelines of a fleet before they are widened (./shared-budget.ts): some
- * 25 MB. Past it, a fleet's timelines hold and report fewer, wider buckets, at least MIN_TIMELINE_BUCKETS.
+ * Buckets held by all timelines of a fleet before they are widened (./shared-budget.ts): tens of
+ * megabytes. Past it, a fleet's timelines hold and report fewer, wider buckets, at least MIN_TIMELINE_BUCKETS.
  */
 export const MAX_TIMELINE_BUCKETS_HELD = 256 * 1024;
 export const MIN_TIMELINE_BUCKETS = 32;

@@ -1,14 +1,14 @@
 /**
  * Garbage collection tuned for a long read. V8 lets a heap grow to up to four times what its
  * last full collection kept before it collects again. An audit keeps state per GPU and throws
- * away what it read, so on a large input most of that growth is garbage: on a 1 GB scrape log
- * of 10,000 GPUs the peak memory was about 315 MB, and 285 MB with heaps let grow to twice
- * what a collection kept, for a few more full collections (tens of milliseconds each there).
+ * away what it read, so on a large input most of that growth is garbage: heaps let grow to
+ * twice what a collection kept lower the peak, for a few more full collections
+ * (bench/MEASUREMENTS.md).
  *
  * Set only once the inputs make a long read (AuditOptions.onLargeInput: 32 MiB in all, one
  * large log or a directory of a thousand host snapshots), not at start: a V8 flag
  * changed at run time makes V8 turn down the code caches compiled under the old flags, Node's
- * own modules' among them, which cost every command about 30 ms of start-up.
+ * own modules' among them, which would cost every command start-up time.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -26,9 +26,8 @@ export function tuneHeapsForLargeInput(): void {
  * onAnalysisDone): one full collection. V8 sets the heap's next limit from what its last full
  * collection kept, and the last one ran while the analysis state of every device was still
  * held; the report is then built and written under a limit some twice that size. Collected
- * here, the limit follows the smaller heap the report needs: on the 1 GB scrape log of 10,000
- * GPUs a peak of 280-287 MiB became 263-281, `check --baseline` of its 53 MB report 324-348
- * became 290-297, 1,250 hosts' CSV logs 276-296 became 240-251, for one collection of some 50 ms.
+ * here, the limit follows the smaller heap the report needs, for the price of one collection
+ * (bench/MEASUREMENTS.md).
  * Nothing is done after a short read, or where this Node cannot collect on demand.
  */
 export function collectAfterLongRead(): void {

@@ -6,8 +6,8 @@ import type { CliIo } from './io.js';
  * Writes a rendered output to stdout, or atomically to a file (never half-written). A large
  * output may come in pieces (src/render/json.ts renderJsonPieces): each goes out as it is
  * made, so the whole text is never held as one string, nor copied into one Buffer; into a
- * pipe, the next piece is made once the reader has taken the last (`| jq`: the 1 GB DCGM
- * file's report queued whole in memory, 354 MiB against 275 into a file).
+ * pipe, the next piece is made once the reader has taken the last (otherwise a slow reader such
+ * as `| jq` would have the whole report queued in memory).
  */
 export async function emitOutput(io: CliIo, text: string | Iterable<string>, outputFile: string | undefined): Promise<void> {
   if (outputFile === undefined || outputFile === '-') {

@@ -11,6 +11,7 @@ export * from './thresholds.js';
 export * from './check-report.js';
 export * from './kubernetes.js';
 export * from './bundle.js';
+export * from './aggregates.js';
 export * from './gpu-resources.js';
 export * from './size-plan.js';
 export * from './finding-codes.js';

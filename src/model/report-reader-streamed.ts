@@ -1,9 +1,8 @@
 /**
  * Reads a saved report one GPU entry at a time: `gpu-audit report` reads it whole, `check
- * --baseline` for what a comparison needs (baseline.ts comparedPart). Read as one text, the
- * report of a 10,000-GPU fleet (30-53 MB) was its text, its parsed objects and zod's copy of
- * them at once: `check --baseline` peaked at about 350 MiB where the audit alone takes 220,
- * and `report` of a 53 MB report at 305-376 MiB (issue 8: memory on every input).
+ * --baseline` for what a comparison needs (baseline.ts comparedPart). Read as one text, a
+ * large fleet's report was its text, its parsed objects and zod's copy of them at once, more
+ * than the audit that wrote it (bench/MEASUREMENTS.md).
  *
  * Each element of `gpus` is parsed, validated and kept (or cut down to what the caller needs) as
  * it ends (JsonElementSplitter), its parsed text let go; the rest of the document is parsed and validated at the end, as

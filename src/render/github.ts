@@ -8,9 +8,7 @@
  * - the verdict as Markdown appended to the file named by GITHUB_STEP_SUMMARY (appended:
  *   several steps, or several checks in one step, share that file).
  */
-import { appendFile } from 'node:fs/promises';
 import type { CheckReport } from '../model/index.js';
-import { InputError } from '../support/index.js';
 import { formatLimit, formatWithUnit, renderCheckVerdictMarkdown } from './check-verdict.js';
 import { gpuNames } from './gpu-labels.js';
 import { toDisplayText } from '../support/index.js';
@@ -87,12 +85,7 @@ export function annotationLines(annotations: readonly Annotation[], options: { e
   return lines;
 }
 
-/** Appends the verdict to the step summary file (never overwrites what earlier steps wrote). */
-export async function appendStepSummary(file: string, check: CheckReport): Promise<void> {
-  try {
-    await appendFile(file, `${renderCheckVerdictMarkdown(check)}\n`, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(`cannot append the step summary (${code ?? String(error)})`, { file, cause: error });
-  }
+/** What `check` appends to GITHUB_STEP_SUMMARY: the verdict as Markdown. */
+export function stepSummaryText(check: CheckReport): string {
+  return `${renderCheckVerdictMarkdown(check)}\n`;
 }

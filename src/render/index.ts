@@ -78,6 +78,6 @@ export { REFRESH_FORMATS, renderRefresh } from './catalog-refresh.js';
 export type { ProviderResult, RefreshFormat } from './catalog-refresh.js';
 export { CATALOG_FORMATS, renderCatalogList, renderCatalogShow } from './catalog.js';
 export type { CatalogFormat } from './catalog.js';
-export { annotationLines, appendStepSummary, checkAnnotations, isGitHubActions } from './github.js';
+export { annotationLines, checkAnnotations, isGitHubActions, stepSummaryText } from './github.js';
 export { redactKeyFromEnv, redactReport, reportRedactor } from './redact.js';
 export { SIZE_FORMATS, renderSize } from './size.js';

@@ -3,8 +3,8 @@
  * for `gpu-audit report` / `check --baseline` to read back. Keys come out in contract
  * order whatever order the producer built them in, so two reports diff line by line.
  *
- * The CLI writes the same text in pieces (renderJsonPieces): the report of a 10,000-GPU fleet
- * is some 30 MB of JSON, and building it as one string (then one Buffer to write it) held it
+ * The CLI writes the same text in pieces (renderJsonPieces): a large fleet's report is tens of
+ * megabytes of JSON, and building it as one string (then one Buffer to write it) held it
  * twice, beside a reordered copy of the whole report. In pieces, the elements of the
  * top-level arrays (GPUs, findings, recommendations) are reordered and stringified a batch at
  * a time, and each batch goes out as it is made.

@@ -96,9 +96,8 @@ function fitsAsIs(columns: readonly TerminalColumn[], rows: readonly string[][])
 
 /**
  * The table cli-table3 draws, written directly: with every cell fitting as it is there is
- * nothing to truncate, wrap or measure but lengths. cli-table3 spends about 300 µs a row on
- * its layout (3 s of a 10,000-GPU fleet's terminal report); this, a few. The tests hold the
- * two to the same text.
+ * nothing to truncate, wrap or measure but lengths. cli-table3's layout per row dominated a
+ * large fleet's terminal report (bench/MEASUREMENTS.md). The tests hold the two to the same text.
  */
 function renderFitting(columns: readonly TerminalColumn[], rows: readonly string[][]): string {
   const line = (cells: readonly string[]): string =>

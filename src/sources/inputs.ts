@@ -264,9 +264,9 @@ async function* plainChunks(first: Buffer | undefined, readRaw: () => Promise<Bu
  * Bytes decoded into one string at most, unless the parser asks for other pieces
  * (SourceParser.textPieceBytes): 64 KiB of ASCII, a read in 16 pieces, give strings well under
  * V8's largest ordinary heap object (128 KiB). A longer string is made in its own memory
- * mapping, which cost about 0.8 ms per MB read against 0.13 ms (allocating, then unmapping
- * it), and one of more than 1,031,913 characters Node makes external to the heap, where dead
- * ones pile up to some 64 MB before they count towards a collection.
+ * mapping, several times dearer to allocate and unmap (bench/MEASUREMENTS.md), and one of more
+ * than 1,031,913 characters Node makes external to the heap, where dead ones pile up before
+ * they count towards a collection.
  */
 export const TEXT_PIECE_BYTES = 64 * 1024;
 

@@ -5,8 +5,7 @@
  * envelope, is kept with every element replaced by `0`, for JSON.parse at the end.
  *
  * Why: JSON.parse of a whole Prometheus range answer holds every point as objects at once,
- * about ten times the text (a 91 MB answer peaked near 1 GB); an element at a time holds one
- * series. The split only finds where values start and end: strings (with escapes) and
+ * about ten times the text; an element at a time holds one series. The split only finds where values start and end: strings (with escapes) and
  * brackets. Every piece is still parsed by JSON.parse, so a document it accepts in pieces is
  * one JSON.parse accepts whole, and an invalid one fails in one of the pieces or here.
  *

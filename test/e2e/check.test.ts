@@ -210,6 +210,13 @@ describe('gpu-audit check outputs for CI', () => {
     expect(text).toContain('| PASS | max-waste-pct | fleet | 59.8 % | ≤ 99 % |');
   });
 
+  it('warns in one line, and keeps the verdict, when the step summary cannot be appended to', () => {
+    const summary = file('no-such-folder/step-summary.md');
+    const run = check(['--demo', '--max-waste-pct', '99', '-q'], { GITHUB_STEP_SUMMARY: summary });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe(`gpu-audit: warning: ${summary}: cannot append the step summary (ENOENT)\n`);
+  });
+
   it('--format junit is well-formed JUnit with a failing case for the breached limit', () => {
     const run = check(['--demo', '--max-waste-pct', '10', '--min-vram-headroom-pct', '5', '--format', 'junit']);
     expect(run.status).toBe(1);

@@ -1,13 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCheck } from '../../src/check/index.js';
 import type { CheckReport } from '../../src/model/check-report.js';
 import {
   MAX_ANNOTATIONS,
   annotationLines,
-  appendStepSummary,
+  stepSummaryText,
   checkAnnotations,
   escapeData,
   escapeProperty,
@@ -65,22 +62,12 @@ describe('GitHub Actions workflow commands', () => {
 });
 
 describe('the step summary', () => {
-  it('is appended, never overwritten: two checks leave two verdicts after what was there', async () => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'gpu-audit-summary-')), 'step-summary.md');
-    writeFileSync(file, '# Earlier step\n');
+  it('is the verdict as Markdown, ending in a newline so that appended verdicts stay apart (e2e/check: appended run after run)', () => {
     const passing: CheckReport = { report: SMALL_FLEET, check: runCheck(SMALL_FLEET, { thresholds: { limits: { maxWastePct: 99 }, findingLevels: {} } }) };
-    await appendStepSummary(file, failing);
-    await appendStepSummary(file, passing);
-    const text = readFileSync(file, 'utf8');
-    expect(text.startsWith('# Earlier step\n')).toBe(true);
-    expect(text).toContain('## gpu-audit check FAILED: 1 limit(s) breached, 0 error-level finding(s)');
-    expect(text).toContain('## gpu-audit check PASSED: 0 limit(s) breached, 0 error-level finding(s)');
-    expect(text.indexOf('FAILED')).toBeLessThan(text.indexOf('PASSED'));
-    expect(text).toContain('| FAIL | max-waste-pct | fleet | 41.7 % | ≤ 10 % |');
-  });
-
-  it('names the file when it cannot be written', async () => {
-    const file = path.join(tmpdir(), 'gpu-audit-no-such-dir', 'summary.md');
-    await expect(appendStepSummary(file, failing)).rejects.toThrow(/cannot append the step summary \(ENOENT\)/u);
+    const failed = stepSummaryText(failing);
+    expect(failed).toContain('## gpu-audit check FAILED: 1 limit(s) breached, 0 error-level finding(s)');
+    expect(failed).toContain('| FAIL | max-waste-pct | fleet | 41.7 % | ≤ 10 % |');
+    expect(failed.endsWith('\n')).toBe(true);
+    expect(stepSummaryText(passing)).toContain('## gpu-audit check PASSED: 0 limit(s) breached, 0 error-level finding(s)');
   });
 });

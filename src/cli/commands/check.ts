@@ -3,12 +3,12 @@
  * buildAuditOptions), then the limits: exit 0 when all hold, 1 on a breach (with
  * --baseline: on a regression), 2 on bad usage or input, 3 when an upstream failed.
  */
+import { appendFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_BASELINE_TOLERANCE, mergeThresholds, readComparedReport, runCheck, thresholdsFromConfig, thresholdsFromFlags, type ThresholdFlags } from '../../check/index.js';
 import { FINDING_LEVELS, NO_THRESHOLDS, THRESHOLD_DEFINITIONS, type FindingLevel, type LimitDomain, type Thresholds } from '../../model/index.js';
 import { loadAuditConfig } from '../../config/index.js';
 import type { CheckReport } from '../../model/index.js';
-import { InputError } from '../../support/index.js';
 import type { Report } from '../../model/index.js';
 import { checkFormats, renderCheckOutput, type CheckFormat } from '../../render/index.js';
 import type { CliIo } from '../io.js';
@@ -17,7 +17,7 @@ import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPromethe
 import { redactKeyFromEnv, redactReport, reportRedactor } from '../../render/index.js';
 import { emitOutput } from '../output.js';
 import { demoConfigFile } from '../paths.js';
-import { annotationLines, appendStepSummary, checkAnnotations, isGitHubActions } from '../../render/index.js';
+import { annotationLines, checkAnnotations, isGitHubActions, stepSummaryText } from '../../render/index.js';
 import { refuseOutputOntoReads } from '../output-guard.js';
 import { auditReads, buildAuditOptions, runAuditWithProgress, type AuditCommandOptions } from './audit.js';
 
@@ -156,10 +156,11 @@ async function reportToGitHub(check: CheckReport, io: CliIo, quiet: boolean): Pr
   }
   const summaryFile = io.env.GITHUB_STEP_SUMMARY;
   if (summaryFile !== undefined && summaryFile !== '') {
+    // Appended: several steps, or several checks in one step, share the file.
     try {
-      await appendStepSummary(summaryFile, check);
+      await appendFile(summaryFile, stepSummaryText(check), 'utf8');
     } catch (error) {
-      io.stderr(`gpu-audit: warning: ${error instanceof InputError ? error.describe() : String(error)}\n`);
+      io.stderr(`gpu-audit: warning: ${summaryFile}: cannot append the step summary (${(error as NodeJS.ErrnoException).code ?? String(error)})\n`);
     }
   }
 }

@@ -222,8 +222,8 @@ export class SampleSpan {
 /**
  * One label set as printed, checked once per input (see LabelSetCache). Only the text is
  * kept: its labels are parsed again when asked for. A caller reads them once per label set
- * (what they say about the device is its own to keep), and as a Map each set took about
- * 1 KB, a third of the parse's memory on a 10,000-GPU federation.
+ * (what they say about the device is its own to keep), and as a Map each set took a large
+ * share of the parse's memory on a large federation (bench/MEASUREMENTS.md).
  */
 export class InternedLabels {
   private parsed: Map<string, string> | undefined;

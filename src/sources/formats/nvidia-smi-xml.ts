@@ -158,10 +158,8 @@ export const nvidiaSmiXml: SourceParser = {
   detect,
   parse,
   // Whole reads: a document (some 100 KB of an 8-GPU node) that lies inside one chunk is a slice
-  // of it, while one cut across chunks is copied to be joined. Measured on a 500 MB log: 3.2 s
-  // in 64 KiB pieces, 2.9 s in whole 1 MiB reads (which Node makes external strings: one copy,
-  // and 235 instead of 200 MiB peak RSS, as dead ones count towards a collection only past
-  // some 64 MB).
+  // of it, while one cut across chunks is copied to be joined; faster, for a little more peak
+  // memory (bench/MEASUREMENTS.md).
   textPieceBytes: Number.POSITIVE_INFINITY,
   blocks: {
     lineMarker: DECLARATION,

@@ -13,8 +13,8 @@
  *
  * The answer is one JSON document, read a series at a time (support/json-element-splitter.ts): each
  * element of data.result is parsed on its own as it ends, and its points are kept as two
- * numbers each (time, value), not as the parsed arrays and strings, which took about ten
- * times the text (a 91 MB answer peaked near 1 GB). Values are grouped by device before they
+ * numbers each (time, value), not as the parsed arrays and strings, which take about ten
+ * times the text. Values are grouped by device before they
  * are sent, so a device's points are held until its last series is read.
  *
  * A file is read more than once (SourceContext.reread): the first read checks the document and
@@ -58,10 +58,10 @@ export interface AnswerLimits {
 }
 
 /**
- * 64 MiB of points held (8.3 million, 171 MB of text, read from standard input) peaked at
- * 274 MiB; a read of a file holds devices of at most that many characters of series (some
- * 26 MB of points). Prometheus answers at most 11,000 points a series, some 250 KB: a series
- * may be 20 times that.
+ * Points held at once stay under 64 MiB, which keeps a read of standard input inside the memory
+ * target (bench/MEASUREMENTS.md); a read of a file holds devices of at most that many characters
+ * of series. Prometheus answers at most 11,000 points a series, some 250 KB: a series may be
+ * 20 times that.
  */
 export const ANSWER_LIMITS: AnswerLimits = { maxHeldBytes: 64 * 1024 * 1024, maxEnvelopeChars: 16 * 1024 * 1024, maxSeriesChars: 5 * 1024 * 1024 };
 
@@ -795,9 +795,8 @@ export function prometheusJsonParser(limits: AnswerLimits = ANSWER_LIMITS): Sour
       return OPENS_OBJECT.test(head) && STATUS.test(head) && ANSWER_KIND.test(head);
     },
     // Read in one thread. When every sample went out at the end, a worker overlapped nothing and
-    // held the points beside the analysis (a 149 MB answer of 600 series x 12,000 points peaked
-    // at 269-315 MiB in a worker, 253-260 here); sent device by device, it ran as fast either
-    // way, within the noise of this machine.
+    // held the points beside the analysis; sent device by device, it ran as fast either way
+    // (bench/MEASUREMENTS.md).
     sendsAllAtEnd: () => true,
     async parse(chunks, context, sink): Promise<ParseResult> {
       const plan = context.reread === undefined ? undefined : await planAnswer(chunks, context, sink, limits);

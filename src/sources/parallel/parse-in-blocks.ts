@@ -58,7 +58,7 @@ const BLOCKS_QUEUED = 2;
 
 /**
  * Blocks this thread holds read ahead and not yet replayed, at most: each is a buffer of its
- * calls (some 4 MB for 8 MiB of a CSV log), and a worker slow on the block whose turn it is
+ * calls (about half its text, for a CSV log), and a worker slow on the block whose turn it is
  * must not let them pile up.
  */
 export const MAX_BLOCKS_HELD_HERE = 2;

@@ -96,7 +96,7 @@ export function parseWorkerInstalled(): boolean {
 /**
  * The worker's young generation, in MB: a third of V8's default. What a parser allocates dies
  * within a chunk or lives for the input (devices, label sets), so a smaller nursery costs
- * little CPU, and it spares about 15 MB of peak memory on a 10,000-GPU scrape log.
+ * little CPU and lowers the peak memory (bench/MEASUREMENTS.md).
  */
 const WORKER_YOUNG_GENERATION_MB = 16;
 

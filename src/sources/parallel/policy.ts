@@ -7,9 +7,9 @@ import { open } from 'node:fs/promises';
 
 /**
  * Files from this size up are parsed in a worker. Starting a worker and loading the parsers in
- * it costs tens of milliseconds, about what parsing 5 MiB costs; a 32 MiB file takes
- * a few hundred milliseconds to parse, of which the overlap with the analysis saves a quarter
- * or more. Below that, one thread is as fast and starts nothing. A gzipped file counts by its
+ * it costs about what parsing a few MiB costs; from this size the overlap with the analysis
+ * saves more than that (bench/MEASUREMENTS.md). Below it, one thread is as fast and starts
+ * nothing. A gzipped file counts by its
  * compressed size: it holds several times more text, which only makes the worker pay more.
  */
 export const PARSE_WORKER_MIN_BYTES = 32 * 1024 * 1024;

@@ -111,9 +111,9 @@ export const CALL_KIND = {
 
 /**
  * The worker posts the calls it recorded once they hold at least this many numbers: 1 MiB of
- * Float64, some 14,500 rows of a CSV log (9 numbers a row). A post and its ack cost the worker
- * about 13 µs; one batch per 64 KiB piece of text made that some 16,000 round trips per GB,
- * one batch per megabyte makes it about a thousand.
+ * Float64, some fourteen thousand rows of a CSV log. A post and its ack cost the worker a fixed
+ * time: one batch per megabyte, rather than per piece of text, keeps the round trips to about a
+ * thousand per GB.
  */
 export const BATCH_MIN_NUMBERS = 128 * 1024;
 
@@ -127,9 +127,9 @@ export const BATCH_MIN_CALLS = 8 * 1024;
 
 /**
  * ... or once the parser has read this many characters of text since the last batch, whatever
- * the batch holds. Some inputs yield few numbers per megabyte: a DCGM scrape of 1,000 GPUs is
- * 7 MB of text and one sample per GPU, and an XML log some 17 KB per sample. Without this, a
- * 100 MB file of such scrapes went over in two batches, and the analysis waited for the parse
+ * the batch holds. Some inputs yield few numbers per megabyte (a DCGM scrape is megabytes of
+ * text and one sample per GPU; an XML log is kilobytes per sample). Without this, a file of
+ * such scrapes would go over in a few batches, and the analysis would wait for the parse
  * instead of running beside it. This rule adds at most some 240 round trips per GB.
  */
 export const BATCH_MAX_TEXT = 4 * 1024 * 1024;

@@ -8,8 +8,7 @@
  *
  * Read as a stream, one item at a time (KubernetesObjectReader): a large cluster's list is
  * hundreds of MB of JSON, and parsing it whole held the text and every object of it at once
- * (a 180 MB list of 31,000 objects peaked above 600 MB; a list over 512 MB could not even be
- * held as one string). Each item of `items` is parsed alone (../support/json-element-splitter.ts), read
+ * (a list over 512 MB cannot even be held as one string). Each item of `items` is parsed alone (../support/json-element-splitter.ts), read
  * into the few facts analysis needs and let go; the envelope (kind, metadata) is parsed at the end.
  */
 import { InputError } from '../../../support/index.js';

@@ -13,7 +13,7 @@
  *
  * Slots of an array rather than named properties: replaying writes one array element per
  * column, where writing properties by a name held in a variable cost V8 a generic (megamorphic)
- * store each, several times as much (measured on a 100 MB log).
+ * store each, several times as much (bench/MEASUREMENTS.md).
  */
 import { detached } from '../../../support/index.js';
 import { RingSlots } from './ring-slots.js';

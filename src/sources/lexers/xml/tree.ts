@@ -21,7 +21,7 @@ export const TEXT_KEY = '#text';
 /**
  * Blocks gpu-audit does not read. fast-xml-parser keeps a stop node's content as raw
  * text instead of building a tree for it; `supported_clocks` alone is up to 85% of a
- * consumer GPU's document, and skipping these makes a long -l log parse about 3x faster.
+ * consumer GPU's document, and skipping these makes a long -l log parse several times faster.
  * Remove a name here before reading anything inside it.
  */
 const UNREAD_BLOCKS = [

@@ -18,15 +18,14 @@
  * CPU counters are then read for those pods only (./cpu.ts).
  */
 import { InputError, UpstreamError } from '../../../support/index.js';
-import { MS_PER_HOUR, type DeviceRef } from '../../../model/index.js';
-import type { MemoryStats, PercentStats, ThroughputStats } from '../../../model/index.js';
+import { MS_PER_HOUR, type DeviceAggregates } from '../../../model/index.js';
 import { TARGET_POD_LABELS_WARNING, readSeriesLabels, type PodLabels } from '../../dcgm/labels.js';
 import type { ReadingKey } from '../../dcgm/fields.js';
 import type { Labels, PartialAnswer, PrometheusClient } from './client.js';
 import { fetchContainerCpu, fetchHostCpu, type PrometheusContainerCpu, type PrometheusHostCpu } from './cpu.js';
 import {
   DEVICE_LABELS, FRAMEBUFFER_PART_READINGS, FRAMEBUFFER_TOTAL_READING, KIB_PER_MIB, type MetricName, metricNamesOf,
-  POD_NAME_LABELS, PUSH_DOWN_METRICS, PUSH_DOWN_PCIE, type PushDownBasis, type PushDownMetric, type PushDownSignal, allMetricNames,
+  POD_NAME_LABELS, PUSH_DOWN_METRICS, PUSH_DOWN_PCIE, type PushDownMetric, type PushDownSignal, allMetricNames,
 } from './metrics.js';
 import {
   AGGREGATE_LABEL, RANGE_RULE_PROBE, bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, pcieQuantileQuery,
@@ -43,27 +42,8 @@ export interface CollectedPod extends PodLabels {
   lastSeenMs: number;
 }
 
-/** Assignable to analysis' DeviceAggregates (src/engine/run-audit.ts hands one to the other). */
-export interface CollectedDevice {
-  ref: DeviceRef;
-  model?: string;
-  migProfile?: string;
-  memoryTotalMiB?: number;
-  percent: Partial<Record<Exclude<PushDownSignal, 'memoryUsedMiB'>, PercentStats>>;
-  memoryUsedMiB?: MemoryStats;
-  /** PCIe traffic each way, MiB/s (metrics.ts PUSH_DOWN_PCIE); absent where the device exports none. */
-  pcieRxMiBps?: ThroughputStats;
-  pcieTxMiBps?: ThroughputStats;
-  idle: Partial<Record<PushDownBasis, { observedSeconds: number; idleSeconds: number }>>;
-  observedSeconds: number;
-  samples: number;
-  firstSeenMs?: number;
-  lastSeenMs?: number;
-  hourlyComputePct?: { startMs: number; values: (number | null)[] };
-  timeline?: { startMs: number; bucketSeconds: number; computeMeanPct: (number | null)[]; memoryUsedMaxMiB: (number | null)[] };
-  /** Containers seen on the device, sorted by namespace, pod, container; absent without a pod mapping. */
-  pods?: CollectedPod[];
-}
+/** What the server's aggregates make of a device: the analysis' own input (model/aggregates.ts), with its pods as dcgm-exporter labels them. */
+export type CollectedDevice = DeviceAggregates & { pods?: CollectedPod[] };
 
 export interface CollectOptions {
   window: AuditWindow;

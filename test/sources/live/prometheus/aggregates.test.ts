@@ -3,7 +3,8 @@
  * source's output), tested here beside its only producer.
  */
 import { describe, expect, it } from 'vitest';
-import { type DeviceAggregates, gpuEntriesFromAggregates, hourOfWeekProfile } from '../../../../src/analysis/aggregates.js';
+import { gpuEntriesFromAggregates, hourOfWeekProfile } from '../../../../src/analysis/aggregates.js';
+import type { DeviceAggregates } from '../../../../src/model/index.js';
 import { MAX_CONTAINERS_PER_DEVICE } from '../../../../src/analysis/pod-assignments.js';
 
 const MONDAY = Date.parse('2026-11-02T00:00:00Z');
