@@ -82,6 +82,17 @@ export function renderMarkdown(results: BenchResults): string {
       `Ratio: ${startup.ratio.toFixed(2)}x.`,
     );
   }
+  if (results.planning !== null) {
+    const { planning } = results;
+    parts.push(
+      '',
+      '### Planning',
+      '',
+      `planFleet over a synthetic fleet (bench/generate/plan-fleet.ts) of ${planning.gpus.toLocaleString('en-US')} GPUs and ${planning.workloads.toLocaleString('en-US')} workloads: ${planning.placements.toLocaleString('en-US')} placements, ${planning.steps.toLocaleString('en-US')} steps; ${planning.repetitions} runs in the bench process, parsing and rendering left out.`,
+      '',
+      table(['planFleet', 's median', 's min-max (IQR)'], [[`${planning.gpus.toLocaleString('en-US')} GPUs, ${planning.workloads.toLocaleString('en-US')} workloads`, fixed(planning.seconds.median, 2), range(planning.seconds, 2)]]),
+    );
+  }
   parts.push(
     '',
     '## Targets',

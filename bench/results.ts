@@ -39,6 +39,17 @@ export interface StartupResult {
   ratio: number;
 }
 
+export interface PlanningResult {
+  gpus: number;
+  workloads: number;
+  /** Demand units the planner placed (workloads, and GPUs no workload holds). */
+  placements: number;
+  steps: number;
+  repetitions: number;
+  /** planFleet alone, in this process: no parsing, no rendering. */
+  seconds: Spread;
+}
+
 export interface BenchResults {
   generatedAt: string;
   /** 1 = the full sizes. */
@@ -48,5 +59,6 @@ export interface BenchResults {
   machine: Machine;
   inputs: InputResult[];
   startup: StartupResult | null;
+  planning: PlanningResult | null;
   verdicts: Verdict[];
 }

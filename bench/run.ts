@@ -6,6 +6,7 @@
  *   npm run bench                        the issue's full sizes (about 2.6 GB of inputs)
  *   npm run bench -- --scale 0.1         a tenth of every size, for a quick check
  *   npm run bench -- --runs 3 --only xml-log,csv-log
+ *   npm run bench -- --only planning       the planner on a 10,000-GPU fleet alone
  *
  * Needs the Debian packages of scripts/install-system-deps.sh (promtool,
  * python3-prometheus-client) and GNU time (/usr/bin/time), and a built CLI (`npm run build`,
@@ -23,7 +24,10 @@ import { generateOnce } from './generate/writer.js';
 import { describeMachine } from './machine.js';
 import { CommandFailed, GNU_TIME, measure, type Command, type Measurement } from './measure.js';
 import { renderMarkdown } from './render.js';
-import type { BenchResults, ContenderResult, InputResult, StartupResult } from './results.js';
+import { bundledCatalog } from '../src/catalog/index.js';
+import { DEFAULT_RECOMMEND_SETTINGS, planFleet } from '../src/recommend/index.js';
+import { planningFleet } from './generate/plan-fleet.js';
+import type { BenchResults, ContenderResult, InputResult, PlanningResult, StartupResult } from './results.js';
 import { megabytesPerSecond, spread } from './stats.js';
 import { judge, TARGETS, type InputFigures } from './targets.js';
 
@@ -32,6 +36,10 @@ const LARGE_INPUT_BYTES = 50e6;
 const RUNS_LARGE = 3;
 const RUNS_DEFAULT = 5;
 const STARTUP_RUNS = 10;
+/** The planning row: the issue's fleet size. */
+const PLANNING_GPUS = 10_000;
+const PLANNING_WORKLOADS = 2_000;
+const PLANNING_RUNS = 3;
 
 interface Settings {
   scale: number;
@@ -174,6 +182,24 @@ async function runStartup(dataFolder: string): Promise<StartupResult | undefined
   return { fileBytes: marker.bytes, repetitions: STARTUP_RUNS, gpuAuditSeconds, nodeSeconds: node, ratio: gpuAuditSeconds.median / node.median };
 }
 
+/** planFleet over the synthetic fleet of ./generate/plan-fleet.ts, in this process. */
+function runPlanning(scale: number): PlanningResult {
+  const gpus = Math.max(8, Math.round((PLANNING_GPUS * scale) / 8) * 8);
+  const workloads = Math.max(4, Math.round(PLANNING_WORKLOADS * scale));
+  const input = planningFleet(gpus, workloads);
+  const options = { ...DEFAULT_RECOMMEND_SETTINGS, catalog: bundledCatalog(), pricing: 'on-demand' as const, basis: 'observed' as const };
+  const seconds: number[] = [];
+  let outcome: ReturnType<typeof planFleet> | undefined;
+  for (let run = 0; run < PLANNING_RUNS; run += 1) {
+    const started = performance.now();
+    outcome = planFleet(input, options);
+    seconds.push((performance.now() - started) / 1000);
+  }
+  const result = { gpus, workloads, placements: outcome!.plan.placements.length, steps: outcome!.plan.steps.length, repetitions: PLANNING_RUNS, seconds: spread(seconds) };
+  progress(`[planning] ${gpus} GPUs, ${workloads} workloads: ${result.seconds.median.toFixed(2)} s`);
+  return result;
+}
+
 async function main(): Promise<number> {
   const settings = readSettings(process.argv.slice(2));
   const missing = missingTools();
@@ -193,6 +219,7 @@ async function main(): Promise<number> {
     results.push(await runInput(generated, runs));
   }
   const startup = (settings.only === undefined || settings.only.has('startup') ? await runStartup(settings.dataFolder) : undefined) ?? null;
+  const planning = settings.only === undefined || settings.only.has('planning') ? runPlanning(settings.scale) : null;
 
   const figures: InputFigures[] = results.map((input) => ({
     inputId: input.id,
@@ -208,7 +235,8 @@ async function main(): Promise<number> {
     machine,
     inputs: results,
     startup,
-    verdicts: judge(TARGETS, figures, startup?.ratio),
+    planning,
+    verdicts: judge(TARGETS, figures, startup?.ratio, planning === null ? undefined : { gpus: planning.gpus, workloads: planning.workloads, seconds: planning.seconds.median }),
   };
   const markdown = renderMarkdown(report);
   process.stdout.write(`${markdown}\n`);

@@ -22,7 +22,13 @@ export interface StartupTarget {
   atMost: number;
 }
 
-export type Target = ThroughputTarget | PeakRssTarget | StartupTarget;
+export interface PlanningTarget {
+  kind: 'planning';
+  /** Median seconds planFleet takes for the bench fleet: at most this. */
+  atMostSeconds: number;
+}
+
+export type Target = ThroughputTarget | PeakRssTarget | StartupTarget | PlanningTarget;
 
 export const TARGETS: readonly Target[] = [
   { kind: 'throughput', inputId: 'xml-log', peerIds: ['python-etree', 'python-etree-pull'], peerLabel: 'Python ElementTree (faster variant)', atLeast: 3 },
@@ -32,6 +38,7 @@ export const TARGETS: readonly Target[] = [
   { kind: 'throughput', inputId: 'csv-log', peerIds: ['python-csv'], peerLabel: 'Python csv', atLeast: 3 },
   { kind: 'peak-rss', belowMiB: 300 },
   { kind: 'startup', atMost: 3 },
+  { kind: 'planning', atMostSeconds: 10 },
 ];
 
 export interface Verdict {
@@ -53,7 +60,7 @@ export interface InputFigures {
 
 const times = (value: number): string => `${value.toFixed(2)}x`;
 
-export function judge(targets: readonly Target[], inputs: readonly InputFigures[], startupRatio: number | undefined): Verdict[] {
+export function judge(targets: readonly Target[], inputs: readonly InputFigures[], startupRatio: number | undefined, planning?: { gpus: number; workloads: number; seconds: number }): Verdict[] {
   const verdicts: Verdict[] = [];
   for (const target of targets) {
     if (target.kind === 'throughput') {
@@ -80,6 +87,15 @@ export function judge(targets: readonly Target[], inputs: readonly InputFigures[
           shortBy: met ? '' : `${(input.gpuAuditPeakRssMiB - target.belowMiB).toFixed(0)} MiB over`,
         });
       }
+    } else if (target.kind === 'planning') {
+      if (planning === undefined) continue;
+      const met = planning.seconds <= target.atMostSeconds;
+      verdicts.push({
+        target: `planning ${planning.gpus.toLocaleString('en-US')} GPUs with ${planning.workloads.toLocaleString('en-US')} workloads: <= ${target.atMostSeconds} s`,
+        measured: `${planning.seconds.toFixed(2)} s`,
+        met,
+        shortBy: met ? '' : `${(planning.seconds - target.atMostSeconds).toFixed(2)} s over`,
+      });
     } else if (startupRatio !== undefined) {
       const met = startupRatio <= target.atMost;
       verdicts.push({

@@ -54,6 +54,8 @@ export type { MigLayoutVerdict, MigPlacement } from './mig.js';
 export { gpuEquivalents, gpuHourPrice, instancePrice, isFractionalGpu, priceAt, pricePerDeviceHour, pricePerGpuHour } from './pricing.js';
 export type { GpuHourPrice, PerGpuBasis, PriceTerm, TermPrice } from './pricing.js';
 export { DEFAULT_PROVIDER, inferInstanceType, resolveInstanceType } from './resolve-instance.js';
+export { holdsTensorParallel, interconnectOf } from './interconnect.js';
+export type { Interconnect, InterconnectFact } from './interconnect.js';
 export type { HostFacts, ResolvedInstance } from './resolve-instance.js';
 export type { GpuSpecRecord, InstanceRecord, MigGpuTable, MigMemoryGiB, MigProfile, NotedValue } from './types.js';
 export type { AwsRefreshOptions } from './aws.js';

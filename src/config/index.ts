@@ -9,7 +9,7 @@
 export { CONFIG_FILE_NAMES, discoverConfigFile } from './discover.js';
 export { flagOverConfig, loadAuditConfig, settingsOf } from './settings.js';
 export type { ConfigLookup, ConfigSettings } from './settings.js';
-export { MODEL_DTYPES, THROUGHPUT_UNITS, UNASSIGNED_WORKLOAD, WORKLOAD_KINDS } from './vocabulary.js';
+export { MODEL_DTYPES, PLAN_BASES, THROUGHPUT_UNITS, UNASSIGNED_WORKLOAD, WORKLOAD_KINDS } from './vocabulary.js';
 export type { ConfigProblem, GpuAuditConfig, LoadedConfig, WorkloadConfig, WorkloadKind } from './document/index.js';
 export { escapeRegExp, normaliseCommand, proposeThresholds, proposeWorkloads, suggestKind } from './propose.js';
 export type { ProposedMatch, ProposedThresholds, WorkloadProposal } from './propose.js';

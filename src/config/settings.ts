@@ -20,6 +20,7 @@ export interface ConfigSettings {
   /** In file order: the first glob matching a host gives its instance type. */
   hostInstanceTypes: { host: string; instanceType: string }[];
   commitmentDiscountPct: Partial<Record<'reserved-1y' | 'reserved-3y', number>>;
+  planBasis: 'observed' | 'declared' | undefined;
 }
 
 export function settingsOf(config: GpuAuditConfig): ConfigSettings {
@@ -33,6 +34,7 @@ export function settingsOf(config: GpuAuditConfig): ConfigSettings {
     vramHeadroomPct: config.vramHeadroomPct,
     workloads: config.workloads ?? [],
     hostInstanceTypes: Object.entries(config.hosts ?? {}).map(([host, entry]) => ({ host, instanceType: entry.instanceType })),
+    planBasis: config.plan?.basis,
     commitmentDiscountPct: {
       ...(discounts?.reserved1yPct === undefined ? {} : { 'reserved-1y': discounts.reserved1yPct }),
       ...(discounts?.reserved3yPct === undefined ? {} : { 'reserved-3y': discounts.reserved3yPct }),

@@ -23,7 +23,7 @@ import {
 } from '../analysis/index.js';
 import { loadCatalog } from '../catalog/index.js';
 import { REPORT_SCHEMA_VERSION, type InstanceCatalog, type KubernetesSourceRead, type PricingModel, type Report, type SourceSummary } from '../model/index.js';
-import { DEFAULT_RECOMMEND_SETTINGS, recommendForFleet } from '../recommend/index.js';
+import { DEFAULT_RECOMMEND_SETTINGS, planFleet, type PlanBasis } from '../recommend/index.js';
 import {
   mergeInventories,
   readFiles,
@@ -79,6 +79,8 @@ export interface AuditOptions {
   prometheus?: Omit<PrometheusSourceOptions, 'idleThresholdPct' | 'nowMs'>;
   /** Workloads of gpu-audit.yaml: when given, every device and process is attributed to one (or to `unassigned`). */
   workloads?: readonly WorkloadDefinition[];
+  /** gpu-audit.yaml `plan.basis`: plan on the observed demand (default) or the declared one. */
+  planBasis?: PlanBasis;
   /** Headroom on a workload's VRAM need, percent (default 15). */
   vramHeadroomPct?: number;
   /** gpu-audit.yaml `hosts:`: instance type by host glob, first match wins; `instanceType` overrides it. */
@@ -173,8 +175,9 @@ async function finishAudit({ profile, sources, failures, transfer }: ReadProfile
       pipeline: pipelineInputs({ cpu: profile.cpu, processCpu: profile.processCpu, inventory, nodeOfHost, gpus, idleThresholdPct: options.idleThresholdPct }),
     });
   const reserved1yDiscountPct = options.commitmentDiscountPct?.['reserved-1y'];
-  const advice = recommendForFleet({ gpus, workloads, definitions: options.workloads ?? [] }, {
+  const advice = planFleet({ gpus, workloads, definitions: options.workloads ?? [], ...(kubernetes === undefined ? {} : { kubernetes: kubernetes.section }) }, {
     ...DEFAULT_RECOMMEND_SETTINGS,
+    basis: options.planBasis ?? 'observed',
     catalog,
     pricing: options.pricing,
     providers: options.provider === undefined ? undefined : [options.provider],
@@ -201,8 +204,9 @@ async function finishAudit({ profile, sources, failures, transfer }: ReadProfile
     gpus,
     workloads,
     findings: [...gpuFindings(gpus, profile.window.seconds, { idleThresholdPct: options.idleThresholdPct }), ...advice.findings, ...(kubernetes?.findings ?? [])],
+    plan: advice.plan,
     recommendations: advice.recommendations,
-    summary: summarizeFleet(gpus, advice.potentialMonthlySavingsUsd),
+    summary: summarizeFleet(gpus, advice.plan.monthlySavingsUsd),
     ...(kubernetes === undefined ? {} : { kubernetes: kubernetes.section }),
   };
   return transfer === undefined ? { report, failures } : { report, failures, transfer };

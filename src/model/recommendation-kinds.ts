@@ -4,4 +4,4 @@
  * both read it, so a new kind is one entry here. In order of preference on equal savings:
  * isolation first (MIG), then the smaller change.
  */
-export const RECOMMENDATION_KINDS = ['mig', 'rightsize', 'mps', 'time-slicing', 'purchase', 'replicas', 'autoscale'] as const;
+export const RECOMMENDATION_KINDS = ['mig', 'rightsize', 'mps', 'time-slicing', 'purchase', 'replicas', 'autoscale', 'feed-cpu', 'trim-sidecars'] as const;

@@ -120,11 +120,18 @@ const workloadCompute: ContractNode = {
   nested: { signals: workloadSignals },
 };
 
-const cpuPipeline: ContractNode = {
-  definition: 'CpuPipeline',
-  keys: ['verdict', 'evidence'],
+const pipelineFigures: ContractNode = {
+  definition: 'PipelineFigures',
+  keys: ['gpuBusyPct', 'hostCpuBusyFraction', 'hostCores', 'containerCoresUsed', 'containerThrottledFraction'],
   optional: [],
   nested: {},
+};
+
+const cpuPipeline: ContractNode = {
+  definition: 'CpuPipeline',
+  keys: ['verdict', 'evidence', 'figures'],
+  optional: ['figures'],
+  nested: { figures: pipelineFigures },
 };
 
 const sidecars: ContractNode = {
@@ -162,11 +169,53 @@ const finding: ContractNode = {
   nested: {},
 };
 
+const planInstance: ContractNode = {
+  definition: 'PlanInstance',
+  keys: ['provider', 'region', 'instanceType', 'count', 'gpusPerInstance', 'gpuModelKey', 'gpuMemoryMiB', 'vcpus', 'memoryMiB', 'interconnect', 'pricing', 'hourlyUsd', 'monthlyUsd', 'basis', 'hosts', 'observedGpus'],
+  optional: [],
+  nested: {},
+};
+
+const planFleet: ContractNode = {
+  definition: 'PlanFleet',
+  keys: ['instances', 'instanceCount', 'gpus', 'monthlyUsd'],
+  optional: [],
+  nested: { instances: planInstance },
+};
+
+const placement: ContractNode = {
+  definition: 'Placement',
+  keys: ['workload', 'action', 'instanceType', 'host', 'replicas', 'gpusPerReplica', 'gpus', 'migProfile', 'reason'],
+  optional: [],
+  nested: {},
+};
+
 const recommendationConfig: ContractNode = {
   definition: 'RecommendationConfig',
   keys: ['format', 'text'],
   optional: [],
   nested: {},
+};
+
+const planStep: ContractNode = {
+  definition: 'PlanStep',
+  keys: ['id', 'action', 'workloads', 'from', 'to', 'monthlySavingsUsd', 'confidence', 'confidenceReasons', 'risks', 'evidence', 'config', 'after'],
+  optional: ['config'],
+  nested: { config: recommendationConfig },
+};
+
+const planAlternative: ContractNode = {
+  definition: 'PlanAlternative',
+  keys: ['workload', 'option', 'monthlyUsd', 'reason'],
+  optional: [],
+  nested: {},
+};
+
+const plan: ContractNode = {
+  definition: 'Plan',
+  keys: ['basis', 'current', 'target', 'monthlySavingsUsd', 'placements', 'steps', 'alternatives', 'notes'],
+  optional: [],
+  nested: { current: planFleet, target: planFleet, placements: placement, steps: planStep, alternatives: planAlternative },
 };
 
 const recommendation: ContractNode = {
@@ -220,7 +269,7 @@ const kubernetesSection: ContractNode = {
 
 export const REPORT_ORDER: ContractNode = {
   definition: 'Report',
-  keys: ['schemaVersion', 'generatedAt', 'tool', 'window', 'settings', 'sources', 'catalog', 'gpus', 'workloads', 'findings', 'recommendations', 'summary', 'kubernetes'],
+  keys: ['schemaVersion', 'generatedAt', 'tool', 'window', 'settings', 'sources', 'catalog', 'gpus', 'workloads', 'findings', 'plan', 'recommendations', 'summary', 'kubernetes'],
   optional: ['kubernetes'],
-  nested: { tool: tool, window: reportWindow, settings: reportSettings, sources: sourceSummary, catalog: catalog, gpus: gpuEntry, workloads: workloadEntry, findings: finding, recommendations: recommendation, summary: fleetSummary, kubernetes: kubernetesSection },
+  nested: { tool: tool, window: reportWindow, settings: reportSettings, sources: sourceSummary, catalog: catalog, gpus: gpuEntry, workloads: workloadEntry, findings: finding, plan: plan, recommendations: recommendation, summary: fleetSummary, kubernetes: kubernetesSection },
 };

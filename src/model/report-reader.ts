@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../support/index.js';
 import type { GpuEntry, Report } from './report.js';
-import { REPORT_SCHEMA_VERSION } from './report-constants.js';
+import { READABLE_SCHEMA_VERSIONS, REPORT_SCHEMA_VERSION } from './report-constants.js';
 import { GpuEntry as GpuEntrySchema, Report as ReportSchema } from './report-schema.js';
 
 const reportSchema = ReportSchema;
@@ -52,14 +52,15 @@ export function parseReportJson(value: unknown, file: string, apart?: GpusReadAp
   const checkOutput = isCheckOutput(value);
   const document = checkOutput ? value.report : value;
   const prefix = reportPrefix(checkOutput);
-  if (typeof document === 'object' && document !== null && 'schemaVersion' in document && document.schemaVersion !== REPORT_SCHEMA_VERSION) {
-    throw new InputError(`unsupported report schemaVersion ${JSON.stringify(document.schemaVersion)}: this gpu-audit reads schemaVersion ${REPORT_SCHEMA_VERSION}`, {
+  if (typeof document === 'object' && document !== null && 'schemaVersion' in document && !READABLE_SCHEMA_VERSIONS.includes(document.schemaVersion as number)) {
+    throw new InputError(`unsupported report schemaVersion ${JSON.stringify(document.schemaVersion)}: this gpu-audit reads schemaVersion ${READABLE_SCHEMA_VERSIONS.join(' and ')}`, {
       file,
       location: jsonPath([...prefix, 'schemaVersion']),
     });
   }
   if (apart !== undefined && typeof document === 'object' && document !== null && Array.isArray((document as { gpus?: unknown }).gpus)) (document as { gpus: unknown[] }).gpus = [];
-  const parsed = reportSchema.safeParse(document);
+  // A report of an older schema is read as this one: what it lacks (the plan) reads as null.
+  const parsed = reportSchema.safeParse(upgraded(document));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const beforeGpus = REPORT_KEYS.indexOf(String(issue.path[0])) < REPORT_KEYS.indexOf('gpus');
@@ -69,6 +70,12 @@ export function parseReportJson(value: unknown, file: string, apart?: GpusReadAp
   if (apart?.error !== undefined) throw apart.error;
   const report = parsed.data;
   return apart === undefined ? report : { ...report, gpus: apart.gpus };
+}
+
+function upgraded(document: unknown): unknown {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return document;
+  const record = document as Record<string, unknown>;
+  return record.schemaVersion === REPORT_SCHEMA_VERSION || !READABLE_SCHEMA_VERSIONS.includes(record.schemaVersion as number) ? document : { ...record, schemaVersion: REPORT_SCHEMA_VERSION };
 }
 
 /** The report's keys in the order zod checks them. */

@@ -168,9 +168,18 @@ export const WorkloadCompute = z.object({
   hourOfWeekPct: z.array(z.number().nullable()).nullable().optional().describe("Mean compute signal for each of the 168 hours of the week (index 0 = Monday 00:00 in window.timezone), GPU-hour-weighted over the devices; null items for hours not observed; null when no device has an hour-of-week profile. Unit: percent (0-100)."),
 }).meta({ id: "WorkloadCompute", description: "How much compute a workload used." });
 
+export const PipelineFigures = z.object({
+  gpuBusyPct: z.number().min(0).max(100).nullable().describe("The workload's GPU compute mean on its compute basis. Unit: percent (0-100)."),
+  hostCpuBusyFraction: z.number().min(0).max(1).nullable().describe("Busy share of the busiest of the workload's hosts' CPUs. Unit: fraction (0-1)."),
+  hostCores: z.number().min(0).nullable().describe("Logical CPUs of that host. Unit: cores."),
+  containerCoresUsed: z.number().min(0).nullable().describe("Cores the workload's containers used (cAdvisor). Unit: cores."),
+  containerThrottledFraction: z.number().min(0).max(1).nullable().describe("Largest share of CFS periods throttled among the workload's containers. Unit: fraction (0-1)."),
+}).meta({ id: "PipelineFigures", description: "Figures of a workload's CPU input pipeline." });
+
 export const CpuPipeline = z.object({
   verdict: z.enum(["gpu-bound", "input-bound", "idle", "unknown"]).describe("gpu-bound, input-bound (the GPU waits on the CPU pipeline), idle, or unknown."),
   evidence: z.array(z.string()).describe("Observations behind the verdict, one sentence each."),
+  figures: PipelineFigures.optional().describe("The figures behind the verdict, where measured; absent in reports of older versions."),
 }).meta({ id: "CpuPipeline", description: "Whether the GPU waits on CPU-side input." });
 
 export const Sidecars = z.object({
@@ -238,9 +247,80 @@ export const Recommendation = z.object({
   rationale: z.string().describe("Why this change, in a sentence or two."),
   evidence: Evidence.describe("Facts behind the recommendation."),
   config: RecommendationConfig.optional().describe("Configuration to apply; absent when the change needs none."),
-  counted: z.boolean().optional().describe("Whether summary.potentialMonthlySavingsUsd includes this recommendation; alternatives that change the same GPUs are not counted."),
+  counted: z.boolean().optional().describe("Whether summary.potentialMonthlySavingsUsd includes this recommendation: true for the plan's steps, false for alternatives."),
   alternativeTo: z.string().optional().describe("The id of the counted recommendation this one is an alternative to (both change the same GPUs)."),
 }).meta({ id: "Recommendation", description: "A change that would save money, with what it risks." });
+
+export const PlanInstance = z.object({
+  provider: z.enum(["aws", "azure", "gcp"]).nullable().describe("Cloud of the instance type; null when the host's type is unknown."),
+  region: z.string().nullable().describe("Region whose price applies; null when unknown."),
+  instanceType: z.string().nullable().describe("Instance type, bought whole; null for a host whose type is unknown (unpriced)."),
+  count: z.number().int().min(1).describe("Instances of this row, each bought whole. Unit: instances."),
+  gpusPerInstance: z.number().int().min(0).describe("Whole GPUs in one instance. Unit: GPUs."),
+  gpuModelKey: z.string().describe("GPU table key of the instance's GPUs."),
+  gpuMemoryMiB: z.number().min(0).nullable().describe("Usable memory of one GPU, as the driver reports it. Unit: MiB."),
+  vcpus: z.number().min(0).nullable().describe("vCPUs of one instance; null when the catalog does not say. Unit: vCPUs."),
+  memoryMiB: z.number().min(0).nullable().describe("Memory of one instance; null when the catalog does not say. Unit: MiB."),
+  interconnect: z.enum(["nvswitch", "nvlink", "pcie", "none"]).describe("How the instance's GPUs are linked (src/catalog/interconnect.ts): tensor parallelism is planned only over nvlink or nvswitch."),
+  pricing: z.string().describe("The term the row is priced at: on-demand, spot (expected cost, lost work included, for the hours the instances run), reserved-1y, reserved-3y."),
+  hourlyUsd: z.number().min(0).nullable().describe("Price of one instance per hour at that term; null when the catalog has none. Unit: USD per hour."),
+  monthlyUsd: z.number().min(0).nullable().describe("count x hourlyUsd x the hours a month the instances run (730 unless the row runs only while its work does). Unit: USD per month."),
+  basis: z.enum(["label", "config", "flag", "inferred", "planned", "kept"]).describe("Where the row comes from: the current host's type and how it was known (label, config, flag, inferred), a kept host in the target, or an instance the plan buys."),
+  hosts: z.array(z.string()).describe("The hosts of the row: current host names, or the plan's names for new instances (`p5.4xlarge #1`)."),
+  observedGpus: z.number().int().min(0).describe("GPUs of the row's instances the telemetry showed; below count x gpusPerInstance where an instance was only partly seen. Unit: GPUs."),
+}).meta({ id: "PlanInstance", description: "Instances of one type, bought whole, in the current or the target fleet." });
+
+export const PlanFleet = z.object({
+  instances: z.array(PlanInstance).describe("The fleet's instances, one row per type, term and basis."),
+  instanceCount: z.number().int().min(0).describe("Instances in all: the rows' count added up. Unit: instances."),
+  gpus: z.number().int().min(0).describe("GPUs in all: each row's count x gpusPerInstance added up. Unit: GPUs."),
+  monthlyUsd: z.number().min(0).describe("Sum of the rows' monthlyUsd; rows without a price count 0 on both sides. Unit: USD per month."),
+}).meta({ id: "PlanFleet", description: "A fleet as it is bought." });
+
+export const Placement = z.object({
+  workload: z.string().describe("The workload (or, without gpu-audit.yaml workloads, the GPU id) placed."),
+  action: z.enum(["keep", "move", "release", "feed", "not-enough-data"]).describe("keep: stays where it is; move: to the target instance named; release: needs no GPU; feed: stays, and its CPU pipeline is fed first; not-enough-data: stays, for the reason given."),
+  instanceType: z.string().nullable().describe("Instance type it runs on in the target; null when released or unknown."),
+  host: z.string().nullable().describe("Host it runs on in the target: a current host name or a new instance's name."),
+  replicas: z.number().int().min(0).describe("Copies of the workload in the target (serving: from the plan's basis). Unit: replicas."),
+  gpusPerReplica: z.number().min(0).describe("GPUs one replica holds: more than 1 is a tensor-parallel split, a fraction a MIG slice. Unit: GPUs."),
+  gpus: z.number().min(0).describe("GPUs the workload holds in the target: replicas x gpusPerReplica. Unit: GPUs."),
+  migProfile: z.string().nullable().describe("MIG profile of each replica's slice; null on whole GPUs."),
+  reason: z.string().describe("Why this placement, and what was tried where nothing better was found."),
+}).meta({ id: "Placement", description: "Where one workload runs in the target fleet: exactly one per workload." });
+
+export const PlanStep = z.object({
+  id: z.string().min(1).describe("Stable within a report; recommendations[] of the step carry the same id."),
+  action: z.enum(["release", "move", "repartition", "share", "commit", "raise-cpu", "trim-sidecars", "scale"]).describe("The change to make."),
+  workloads: z.array(z.string()).describe("Workloads the step changes."),
+  from: z.string().describe("What is there now."),
+  to: z.string().describe("What to have instead."),
+  monthlySavingsUsd: z.number().describe("This step's share of plan.monthlySavingsUsd: current minus target cost of what it changes; negative where it costs money. Unit: USD per month."),
+  confidence: z.enum(["high", "medium", "low"]).describe("How far to trust the step."),
+  confidenceReasons: z.array(z.string()).describe("Why the confidence is what it is."),
+  risks: z.array(z.string()).describe("What could go wrong, one sentence each."),
+  evidence: Evidence.describe("Figures behind the step."),
+  config: RecommendationConfig.optional().describe("Configuration to apply; absent when the step needs none."),
+  after: z.array(z.string()).describe("Ids of the steps to carry out before this one."),
+}).meta({ id: "PlanStep", description: "One change of the plan, in an order it can be carried out in." });
+
+export const PlanAlternative = z.object({
+  workload: z.string().describe("The workload the option was for."),
+  option: z.string().describe("The option considered."),
+  monthlyUsd: z.number().min(0).nullable().describe("What the option would cost on its own; null when it could not be priced. Unit: USD per month."),
+  reason: z.string().describe("Why it was not chosen."),
+}).meta({ id: "PlanAlternative", description: "An option considered and not chosen, outside every total." });
+
+export const Plan = z.object({
+  basis: z.enum(["observed", "declared"]).describe("Which demand the target serves: the telemetry's (observed), or gpu-audit.yaml's declared peak and throughput (declared)."),
+  current: PlanFleet.describe("The fleet as it runs and is paid for now: each host priced whole as the instance type it is (known, or inferred)."),
+  target: PlanFleet.describe("A fleet that serves every workload, each placed once, at the least cost found."),
+  monthlySavingsUsd: z.number().describe("current.monthlyUsd - target.monthlyUsd. Unit: USD per month."),
+  placements: z.array(Placement).describe("One per workload."),
+  steps: z.array(PlanStep).describe("The changes from current to target, in order; their monthlySavingsUsd add up to the plan's."),
+  alternatives: z.array(PlanAlternative).describe("Options considered and not chosen, with the reason; outside the total."),
+  notes: z.array(z.string()).describe("What the plan assumed, and what it left out."),
+}).meta({ id: "Plan", description: "The current fleet, a target fleet and the steps between them (docs/planner.md)." });
 
 export const FleetSummary = z.object({
   gpuCount: z.number().int().min(0).describe("Physical GPUs (MIG devices are counted through their parent). Unit: count."),
@@ -255,7 +335,7 @@ export const FleetSummary = z.object({
   wastePct: z.number().min(0).nullable().describe("idleGpuHours / gpuHours x 100; null when gpuHours is 0 (snapshots only). Unit: percent (0-100)."),
   monthlyCostUsd: z.number().min(0).nullable().describe("Fleet cost at 730 hours a month; null when no GPU has a price. Unit: USD per month."),
   monthlyWasteUsd: z.number().min(0).nullable().describe("Part of monthlyCostUsd paying for idle GPU time. Unit: USD per month."),
-  potentialMonthlySavingsUsd: z.number().describe("Fleet saving from the recommendations as the recommender totals them. Unit: USD per month."),
+  potentialMonthlySavingsUsd: z.number().describe("The plan's saving, plan.monthlySavingsUsd (0 where the report has no plan). Unit: USD per month."),
 }).meta({ id: "FleetSummary", description: "Fleet totals." });
 
 export const KubernetesContainerEntry = z.object({
@@ -327,10 +407,11 @@ export const Report = z.object({
   gpus: z.array(GpuEntry).describe("Physical GPUs and MIG devices."),
   workloads: z.array(WorkloadEntry).describe("Workloads known from Kubernetes or gpu-audit.yaml."),
   findings: z.array(Finding).describe("Findings, each with a stable code."),
-  recommendations: z.array(Recommendation).describe("Recommendations."),
+  plan: Plan.nullable().default(null).describe("The fleet plan; null in a report read from schemaVersion 1, which had none."),
+  recommendations: z.array(Recommendation).describe("The plan's steps as recommendations (fields of schemaVersion 1), and alternatives outside the total."),
   summary: FleetSummary.describe("Fleet totals."),
   kubernetes: KubernetesSection.optional().describe("GPU pods and nodes; present only when Kubernetes objects were given (`--k8s`, `--kubectl`)."),
-}).meta({ title: "gpu-audit report, schemaVersion 1", description: "The JSON report written by `gpu-audit audit --format json`. Units are in each field's description and, for numbers, in its name. Unknown figures are null, never 0." });
+}).meta({ title: `gpu-audit report, schemaVersion ${REPORT_SCHEMA_VERSION}`, description: "The JSON report written by `gpu-audit audit --format json`. Units are in each field's description and, for numbers, in its name. Unknown figures are null, never 0." });
 
 export type Tool = z.output<typeof Tool>;
 export type ReportWindow = z.output<typeof ReportWindow>;
@@ -350,6 +431,7 @@ export type VramEstimateEntry = z.output<typeof VramEstimate>;
 export type VramProfile = z.output<typeof VramProfile>;
 export type WorkloadSignals = z.output<typeof WorkloadSignals>;
 export type WorkloadCompute = z.output<typeof WorkloadCompute>;
+export type PipelineFigures = z.output<typeof PipelineFigures>;
 export type CpuPipeline = z.output<typeof CpuPipeline>;
 export type Sidecars = z.output<typeof Sidecars>;
 export type WasteBreakdown = z.output<typeof WasteBreakdown>;
@@ -359,6 +441,12 @@ export type Evidence = z.output<typeof Evidence>;
 export type Finding = z.output<typeof Finding>;
 export type RecommendationConfig = z.output<typeof RecommendationConfig>;
 export type Recommendation = z.output<typeof Recommendation>;
+export type PlanInstance = z.output<typeof PlanInstance>;
+export type PlanFleet = z.output<typeof PlanFleet>;
+export type Placement = z.output<typeof Placement>;
+export type PlanStep = z.output<typeof PlanStep>;
+export type PlanAlternative = z.output<typeof PlanAlternative>;
+export type Plan = z.output<typeof Plan>;
 export type FleetSummary = z.output<typeof FleetSummary>;
 export type KubernetesContainerEntry = z.output<typeof KubernetesContainerEntry>;
 export type SidecarOverhead = z.output<typeof SidecarOverhead>;

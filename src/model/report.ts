@@ -9,6 +9,8 @@ import type {
   FleetSummary,
   GpuEntry,
   KubernetesPodEntry,
+  PlanStep,
+  Placement,
   Recommendation,
 } from './report-schema.js';
 
@@ -24,6 +26,13 @@ export type {
   MemoryStats,
   PcieLink,
   PercentStats,
+  Placement,
+  Plan,
+  PlanAlternative,
+  PlanFleet,
+  PlanInstance,
+  PlanStep,
+  PipelineFigures,
   ProcessSummary,
   Recommendation,
   Report,
@@ -37,7 +46,7 @@ export type {
   WorkloadEntry,
   WorkloadSignals,
 } from './report-schema.js';
-export { REPORT_SCHEMA_VERSION, TIMELINE_MAX_BUCKETS } from './report-constants.js';
+export { READABLE_SCHEMA_VERSIONS, REPORT_SCHEMA_VERSION, TIMELINE_MAX_BUCKETS } from './report-constants.js';
 
 /** Where a host's instance type came from: a node label, gpu-audit.yaml, the flag, or inferred. */
 export type InstanceTypeBasis = NonNullable<GpuEntry['instanceTypeBasis']>;
@@ -47,3 +56,5 @@ export type RecommendationKind = Recommendation['kind'];
 export type FleetComputeBasis = FleetSummary['computeBasis'];
 /** How a pod's GPUs were found: dcgm-exporter pod labels, or its node (the only GPU pod there, holding every GPU). */
 export type PodGpuMatch = NonNullable<KubernetesPodEntry['gpuMatch']>;
+export type StepAction = PlanStep['action'];
+export type PlacementAction = Placement['action'];

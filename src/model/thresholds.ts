@@ -5,7 +5,7 @@
  */
 import type { FleetSummary, GpuEntry } from './report.js';
 
-export type ThresholdKey = 'maxWastePct' | 'maxIdleGpuHours' | 'minUtilization' | 'maxMonthlyWasteUsd' | 'minVramHeadroomPct' | 'maxVramHeadroomPct';
+export type ThresholdKey = 'maxWastePct' | 'maxIdleGpuHours' | 'minUtilization' | 'maxMonthlyWasteUsd' | 'maxSavingsUsd' | 'minVramHeadroomPct' | 'maxVramHeadroomPct';
 
 /** `at-most`: the figure must be <= the limit; `at-least`: >= the limit. */
 export type Comparison = 'at-most' | 'at-least';
@@ -86,6 +86,17 @@ export const THRESHOLD_DEFINITIONS: readonly ThresholdDefinition[] = [
     figure: 'summary.monthlyWasteUsd',
     description: 'cost of idle time per month (730 h) at most this',
     read: (summary) => summary.monthlyWasteUsd,
+  },
+  {
+    key: 'maxSavingsUsd',
+    name: 'max-savings-usd',
+    scope: 'fleet',
+    unit: 'USD/month',
+    comparison: 'at-most',
+    domain: 'non-negative',
+    figure: 'plan.monthlySavingsUsd',
+    description: 'the fleet plan\'s saving per month (current - target fleet) at most this: more is money left on the table',
+    read: (summary) => summary.potentialMonthlySavingsUsd,
   },
   {
     key: 'minVramHeadroomPct',

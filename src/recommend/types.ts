@@ -5,7 +5,7 @@
  */
 import { DEFAULT_IDLE_THRESHOLD_PCT, type InstanceCatalog, type PricingModel } from '../model/index.js';
 import type { ComputeBasis } from '../model/index.js';
-import type { InstanceTypeBasis, Recommendation, VramProfile } from '../model/index.js';
+import type { InstanceTypeBasis, VramProfile } from '../model/index.js';
 
 export type WorkloadKind = 'training' | 'inference' | 'batch' | 'interactive' | 'unknown';
 
@@ -77,17 +77,6 @@ export interface DemandUnit {
   window: { hours: number; samples: number };
   processNames: string[];
 }
-
-/** A strategy could not judge a unit (or pool): which, and why. Never a guess. */
-export interface NotEnoughData {
-  strategy: string;
-  targets: string[];
-  reason: string;
-  /** The data was there, and the strategy declined on principle (tenants that must stay isolated). */
-  declined?: boolean;
-}
-
-export type StrategyResult = { recommendations: Recommendation[]; notEnoughData: NotEnoughData[] };
 
 /** Where a commitment discount comes from when the catalog has no commitment price. */
 export interface CommitmentDiscount {

@@ -142,10 +142,16 @@ export const FIGURE_DEFINITIONS: readonly FigureDefinition[] = [
     meaning: 'A month is 730 hours. Monthly cost scales the fleet\'s hourly cost to a month; monthly waste is the part of it that pays for idle GPU time.',
   },
   {
-    figure: 'Monthly savings, potential savings',
+    figure: 'Plan: current fleet, target fleet, savings',
+    unit: 'instances, GPUs, USD per month',
+    meaning:
+      'The current fleet is each host priced whole as the instance type it is (known from a node label, the config or the flag; else inferred: the cheapest type holding its GPU model and count), count x hourly price x 730. The target fleet serves every workload, each placed once, on whole instances: hosts kept as they are, and the instances the plan buys (on spot, the expected cost, lost work included, for the share of hours the work runs). Each instance\'s month is rounded to the cent once; a row without a price counts 0 on both sides. GPUs count whole instances (a 2-GPU host of an inferred 8-GPU type counts 8). Savings = current - target, which the steps\' savings add up to; the fleet\'s potential savings is the same figure. docs/planner.md gives the method and its limits.',
+  },
+  {
+    figure: 'Step savings',
     unit: 'USD per month',
     meaning:
-      'What a recommendation would save per month if applied. Potential savings is the total the recommender reports for the fleet; where recommendations are alternatives for the same GPUs it can be less than their sum.',
+      'A step\'s share of the plan\'s savings: what the instances it changes cost now minus what replaces them (release: the instances; move: the hosts left minus the instances bought; commit: on-demand all month minus the expected spot cost). A CPU or sidecar step saves 0: it changes what runs, not what is bought. Alternatives are options not chosen, each with what it would cost alone and why not, outside every total.',
   },
   {
     figure: 'Pool size, cost per 1,000 inferences',
@@ -163,6 +169,6 @@ export const FIGURE_DEFINITIONS: readonly FigureDefinition[] = [
     figure: 'Confidence',
     unit: 'high, medium, low',
     meaning:
-      'How far to trust a recommendation, with the reasons: length of the window, compute basis, whether the instance type was inferred, whether VRAM need was measured or estimated. Where the data is too thin the report says "not enough data" rather than guessing.',
+      'How far to trust a step, with the reasons: length of the window, compute basis, whether the instance type was inferred, whether VRAM need was measured or estimated. Where the data is too thin the workload keeps its place with "not enough data" and the reason, rather than a guess.',
   },
 ];

@@ -26,37 +26,14 @@ import {
 import { gpuNames, gpuRows } from './gpu-labels.js';
 import { headingTargets, listsAllTargetsApart } from './recommendation-targets.js';
 import type { GpuNames, GpuRow } from './gpu-labels.js';
-import { escapeMarkdown, toDisplayBlock } from '../support/index.js';
+import { escapeMarkdown } from '../support/index.js';
 import { GPU_FIGURES } from './gpu-figures.js';
 import type { Renderer } from './types.js';
 import { WORKLOAD_MARKDOWN_EXTRA_COLUMNS, workloadEstimatesMarkdown } from './workloads-table.js';
+import { describeEvidence, fencedBlock, markdownTable, type Column } from './markdown-blocks.js';
+import { planMarkdownSection } from './plan-markdown.js';
 
 const TOP_FINDINGS_IN_SUMMARY = 3;
-
-type Align = 'left' | 'right';
-
-interface Column<Row> {
-  header: string;
-  align: Align;
-  /** Plain text: the table escapes it. */
-  cell: (row: Row) => string;
-}
-
-/** A GFM table; every cell (headers included) is escaped here, so no caller can forget. */
-function markdownTable<Row>(columns: readonly Column<Row>[], rows: readonly Row[]): string {
-  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
-  return [
-    line(columns.map((column) => escapeMarkdown(column.header))),
-    line(columns.map((column) => (column.align === 'right' ? '---:' : '---'))),
-    ...rows.map((row) => line(columns.map((column) => escapeMarkdown(column.cell(row))))),
-  ].join('\n');
-}
-
-/** `key=value; key=value`, values as the Report holds them. */
-function describeEvidence(evidence: Finding['evidence']): string {
-  const entries = Object.entries(evidence);
-  return entries.length === 0 ? MISSING : entries.map(([key, value]) => `${key}=${value === null ? 'null' : String(value)}`).join('; ');
-}
 
 const SEVERITY_ORDER: Readonly<Record<string, number>> = { error: 0, warning: 1, info: 2 } satisfies Record<Severity, number>;
 
@@ -100,11 +77,13 @@ function summary(report: Report, names: GpuNames): string {
     '## Summary',
     '',
     `- **Fleet:** ${formatQuantity(fleet.gpuCount, 'GPU')} and ${formatQuantity(fleet.migDeviceCount, 'MIG device')} on ${formatQuantity(fleet.hostCount, 'host')}; ${formatHours(fleet.gpuHours)} of GPU time observed, ${formatHours(fleet.idleGpuHours)} idle.`,
-    `- **Monthly cost:** ${escapeMarkdown(fleet.monthlyCostUsd === null ? MISSING : `${formatUsd(fleet.monthlyCostUsd, 0)}/month`)}`,
+    `- **Monthly GPU cost:** ${fleet.monthlyCostUsd === null ? MISSING : `${escapeMarkdown(`${formatUsd(fleet.monthlyCostUsd, 0)}/month`)} for the GPUs seen`}`,
     `- **Waste:** ${escapeMarkdown(waste)}`,
     `- **Mean utilization:** ${fleet.meanUtilization === null ? MISSING : `${formatPercent(fleet.meanUtilization)} ${meanUtilizationBasis(fleet)}`}`,
     `- **Mean compute:** ${meanComputeText(fleet)}`,
-    `- **Potential savings:** ${escapeMarkdown(`${formatUsd(fleet.potentialMonthlySavingsUsd, 0)}/month`)} from ${formatQuantity(report.recommendations.length, 'recommendation')}`,
+    report.plan === null
+      ? `- **Potential savings:** ${escapeMarkdown(`${formatUsd(fleet.potentialMonthlySavingsUsd, 0)}/month`)} from ${formatQuantity(report.recommendations.length, 'recommendation')}`
+      : `- **Plan:** ${escapeMarkdown(`${formatUsd(report.plan.current.monthlyUsd, 0)}/month now, ${formatUsd(report.plan.target.monthlyUsd, 0)}/month target: saves ${formatUsd(report.plan.monthlySavingsUsd, 0)}/month`)} in ${formatQuantity(report.plan.steps.length, 'step')} (below)`,
     ...topFindings,
   ].join('\n');
 }
@@ -256,15 +235,6 @@ function findings(report: Report, names: GpuNames): string {
   return ['## Findings', '', markdownTable(columns, [...report.findings].sort(bySeverity))].join('\n');
 }
 
-/** A fence longer than any backtick run in the text, so the text cannot close it. */
-function fencedBlock(format: string, text: string): string {
-  const block = toDisplayBlock(text).replace(/\n+$/u, '');
-  const longestRun = Math.max(0, ...(block.match(/`+/gu) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(Math.max(3, longestRun + 1));
-  const language = format.replace(/[^A-Za-z0-9_+-]/gu, '');
-  return `${fence}${language}\n${block}\n${fence}`;
-}
-
 function recommendation(item: Recommendation, position: number, names: GpuNames): string {
   const targets = item.targets.map(names.target);
   const reasons = item.confidenceReasons.length > 0 ? `: ${item.confidenceReasons.join('; ')}` : '';
@@ -284,7 +254,9 @@ function recommendation(item: Recommendation, position: number, names: GpuNames)
   ].join('\n');
 }
 
+/** A report without a plan (schemaVersion 1) lists its recommendations; a plan's steps are its recommendations. */
 function recommendations(report: Report, names: GpuNames): string {
+  if (report.plan !== null) return '';
   if (report.recommendations.length === 0) return '## Recommendations\n\nNone.';
   const sorted = [...report.recommendations].sort(bySavings);
   return [
@@ -318,6 +290,7 @@ export function* renderMarkdownPieces(report: Report): Generator<string, void, u
   const sections: (() => string)[] = [
     () => title(report),
     () => summary(report, names),
+    () => planMarkdownSection(report),
     () => windowAndSources(report),
     () => gpus(report, names),
     () => processes(report, names),

@@ -26,6 +26,7 @@ import { cellWidth, fitColumnWidths, truncateEnd, truncateMiddle, wrapItems, wra
 import { renderTerminalTable, tableWidth } from './terminal-table.js';
 import type { TerminalColumn } from './terminal-table.js';
 import type { RenderOptions, Renderer } from './types.js';
+import { planTerminalSection } from './plan-terminal.js';
 import { workloadsTerminalSection } from './workloads-table.js';
 
 const TOP_RECOMMENDATIONS = 5;
@@ -226,8 +227,10 @@ function fleetSection({ report, style, width }: Context): string {
     ['waste', summary.wastePct === null ? MISSING : `${formatPercent(summary.wastePct)} of GPU-hours idle`],
     ['mean util', summary.meanUtilization === null ? MISSING : `${formatPercent(summary.meanUtilization)} ${meanUtilizationBasis(summary)}`],
     ['compute', meanComputeText(summary)],
-    ['cost', summary.monthlyCostUsd === null ? MISSING : `${formatUsd(summary.monthlyCostUsd, 0)}/month${idleCost}`],
-    ['savings', `${style.good(`${formatUsd(summary.potentialMonthlySavingsUsd, 0)}/month`)} potential, from ${formatQuantity(savingsCount, 'recommendation')}`],
+    ['GPU cost', summary.monthlyCostUsd === null ? MISSING : `${formatUsd(summary.monthlyCostUsd, 0)}/month for the GPUs seen${idleCost}`],
+    ['savings', report.plan === null
+      ? `${style.good(`${formatUsd(summary.potentialMonthlySavingsUsd, 0)}/month`)} potential, from ${formatQuantity(savingsCount, 'recommendation')}`
+      : `${style.good(`${formatUsd(summary.potentialMonthlySavingsUsd, 0)}/month`)}: the plan below, from ${formatQuantity(report.plan.steps.length, 'step')}`],
   ];
   return [style.heading('Fleet'), ...rows.map(([label, value]) => labelled(`  ${label}`, value, width, FLEET_LABEL_WIDTH))].join('\n');
 }
@@ -283,8 +286,9 @@ function targetLines(targets: readonly string[], names: Context['names']): strin
   return lines.join('\n');
 }
 
+/** A report without a plan (schemaVersion 1) lists its recommendations; a plan shows its steps instead. */
 function recommendationsSection({ report, style, width, names }: Context): string {
-  if (report.recommendations.length === 0) return '';
+  if (report.recommendations.length === 0 || report.plan !== null) return '';
   const sorted = [...report.recommendations].sort(bySavings);
   const top = sorted.slice(0, TOP_RECOMMENDATIONS);
   const rows = top.map((recommendation, index) => [
@@ -320,14 +324,20 @@ function workloadSection({ report, style, width }: Context): string {
   return workloadsTerminalSection(report, width, style);
 }
 
+function planSection({ report, style, width }: Context): string {
+  return planTerminalSection(report, style, width);
+}
+
+/** The headline and the plan first, the evidence after. */
 const SECTIONS: readonly ((context: Context) => string)[] = [
   headerSection,
+  fleetSection,
+  planSection,
+  recommendationsSection,
+  findingsSection,
   gpuSection,
   processSection,
   workloadSection,
-  fleetSection,
-  findingsSection,
-  recommendationsSection,
   footer,
 ];
 

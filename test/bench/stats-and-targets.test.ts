@@ -49,10 +49,17 @@ describe('judge', () => {
       [true, ''],
       [false, '10 MiB over'],
     ]);
-    expect(verdicts.at(-1)).toMatchObject({ measured: '2.00x', met: true });
+    expect(verdicts.find((verdict) => verdict.target.startsWith('audit of a one-document'))).toMatchObject({ measured: '2.00x', met: true });
   });
 
   it('skips targets whose input was not run (--only)', () => {
     expect(verdicts.some((verdict) => verdict.target.includes('promtool'))).toBe(false);
+    expect(verdicts.some((verdict) => verdict.target.startsWith('planning'))).toBe(false);
+  });
+
+  it('holds planning a 10,000-GPU fleet to 10 seconds', () => {
+    const [within, over] = [4.2, 12.5].map((seconds) => judge(TARGETS, [], undefined, { gpus: 10_000, workloads: 2_000, seconds }).at(-1));
+    expect(within).toEqual({ target: 'planning 10,000 GPUs with 2,000 workloads: <= 10 s', measured: '4.20 s', met: true, shortBy: '' });
+    expect(over).toMatchObject({ met: false, shortBy: '2.50 s over' });
   });
 });

@@ -17,6 +17,7 @@ describe('the threshold table', () => {
       'max-idle-gpu-hours',
       'min-utilization',
       'max-monthly-waste-usd',
+      'max-savings-usd',
       'min-vram-headroom-pct',
       'max-vram-headroom-pct',
     ]);
@@ -44,6 +45,12 @@ describe('fleet thresholds on the small fleet', () => {
   ] as const)('%s with limit %d: %s', (key, limit, status) => {
     const [result] = evaluateThresholds(SMALL_FLEET, limits({ [key]: limit }));
     expect(result).toMatchObject({ key, target: 'fleet', limit, status, failsCheck: status === 'fail' });
+  });
+
+  it('gates the plan\'s savings: money left on the table fails at more than the limit', () => {
+    const planned = { ...SMALL_FLEET, summary: { ...SMALL_FLEET.summary, potentialMonthlySavingsUsd: 1234.56 } };
+    expect(evaluateThresholds(planned, limits({ maxSavingsUsd: 1234.56 }))[0]).toMatchObject({ name: 'max-savings-usd', figure: 'plan.monthlySavingsUsd', actual: 1234.56, unit: 'USD/month', status: 'pass' });
+    expect(evaluateThresholds(planned, limits({ maxSavingsUsd: 1234.55 }))[0]).toMatchObject({ status: 'fail', failsCheck: true });
   });
 
   it('reports the actual figure with its unit and the figure it read', () => {

@@ -27,7 +27,7 @@ describe('schema/gpu-audit.config.schema.json', () => {
 
   it('describes the settings an editor completes', () => {
     const schema = JSON.parse(committed) as { properties: Record<string, { description?: string }> };
-    expect(Object.keys(schema.properties)).toEqual(['$schema', 'workloads', 'thresholds', 'pricing', 'hosts', 'idleThresholdPct', 'vramHeadroomPct', 'timezone']);
+    expect(Object.keys(schema.properties)).toEqual(['$schema', 'workloads', 'thresholds', 'pricing', 'hosts', 'plan', 'idleThresholdPct', 'vramHeadroomPct', 'timezone']);
     expect(schema.properties['idleThresholdPct']!.description).toMatch(/idle/);
   });
 });

@@ -8,6 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/model/report.js';
+import { REPORT_SCHEMA_VERSION } from '../../src/model/report-constants.js';
 import { runBuiltCli } from '../helpers/cli.js';
 import { corpusPath, repoRoot } from '../helpers/corpus.js';
 
@@ -103,7 +104,7 @@ describe('gpu-audit audit --demo', () => {
     const run = runBuiltCli(['audit', '--demo', '--format', 'json', '-o', out]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toBe('');
-    expect((JSON.parse(readFileSync(out, 'utf8')) as Report).schemaVersion).toBe(1);
+    expect((JSON.parse(readFileSync(out, 'utf8')) as Report).schemaVersion).toBe(REPORT_SCHEMA_VERSION);
   });
 });
 

@@ -40,6 +40,15 @@ describe('gpu-audit check: limits', () => {
     expect(run.stderr).toBe('');
   });
 
+  it('gates on the plan\'s savings with --max-savings-usd', () => {
+    const limit = Math.floor(demoReport.plan!.monthlySavingsUsd) - 1;
+    const run = check(['--demo', '--max-savings-usd', String(limit)]);
+    expect(run.status).toBe(1);
+    const shown = `$${Math.round(demoReport.plan!.monthlySavingsUsd).toLocaleString('en-US')}/month`;
+    expect(run.stdout.split('\n')[1]!.split(/\s+/u).filter(Boolean)).toEqual(['FAIL', 'max-savings-usd', 'fleet', shown, 'limit', '<=', `$${limit.toLocaleString('en-US')}/month`]);
+    expect(check(['--demo', '--max-savings-usd', String(limit + 2)]).status).toBe(0);
+  });
+
   it('exits 0 with --max-waste-pct 99', () => {
     const run = check(['--demo', '--max-waste-pct', '99']);
     expect(run.status).toBe(0);

@@ -74,7 +74,7 @@ describe('reading the baseline of check --baseline an entry at a time', () => {
       broken((report) => ((report.gpus[1]!.idleFraction = '12%'), (report.generatedAt = 7))),
       broken((report) => ((report.gpus[1]!.idleFraction = '12%'), (report.summary = {}))),
       broken((report) => (report.summary = {})),
-      broken((report) => (report.schemaVersion = 2)),
+      broken((report) => (report.schemaVersion = 3)),
     ];
     const described: unknown[] = [];
     for (const content of cases) {
@@ -87,7 +87,7 @@ describe('reading the baseline of check --baseline an entry at a time', () => {
       expect.stringMatching(/: \$\.generatedAt: /u),
       expect.stringMatching(/: \$\.gpus\[1\]\.idleFraction: /u),
       expect.stringMatching(/: \$\.summary\.gpuCount: /u),
-      expect.stringMatching(/: \$\.schemaVersion: unsupported report schemaVersion 2/u),
+      expect.stringMatching(/: \$\.schemaVersion: unsupported report schemaVersion 3/u),
     ]);
     const inCheck = JSON.parse(checkOutputOf(SMALL_FLEET)) as { report: { gpus: Record<string, unknown>[] } };
     inCheck.report.gpus[0]!.samples = 'many';

@@ -78,9 +78,17 @@ describe('reading a saved report back', () => {
   });
 
   it('rejects another schemaVersion by name', () => {
-    expect(failure(() => parseReportJson({ ...(asJson(SMALL_FLEET) as object), schemaVersion: 2 }, 'r.json'))).toBe(
-      'r.json: $.schemaVersion: unsupported report schemaVersion 2: this gpu-audit reads schemaVersion 1',
+    expect(failure(() => parseReportJson({ ...(asJson(SMALL_FLEET) as object), schemaVersion: 3 }, 'r.json'))).toBe(
+      'r.json: $.schemaVersion: unsupported report schemaVersion 3: this gpu-audit reads schemaVersion 1 and 2',
     );
+  });
+
+  it('reads a schema-1 report, saved before the plan, as a report without a plan', () => {
+    const { plan: _plan, ...saved } = asJson(SMALL_FLEET) as Record<string, unknown>;
+    const report = parseReportJson({ ...saved, schemaVersion: 1 }, 'old.json');
+    expect(report.schemaVersion).toBe(2);
+    expect(report.plan).toBeNull();
+    expect(report.gpus).toEqual(SMALL_FLEET.gpus);
   });
 
   it('rejects what is not a report: another JSON document, not JSON, no file', async () => {

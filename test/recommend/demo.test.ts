@@ -1,81 +1,95 @@
 /**
- * The recommender on the bundled demo fleet, through the real pipeline (parse, analyse,
- * recommend). fixtures/demo/README.md describes what each host does.
+ * The plan for the bundled demo fleet, through the real pipeline (parse, analyse, plan).
+ * fixtures/demo/README.md describes what each host does.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runAudit } from '../../src/engine/run-audit.js';
-import { bundledCatalog } from '../../src/catalog/index.js';
+import { parse } from 'yaml';
+import { validateMigPartedConfig } from '../../src/recommend/sharing/mig.js';
 import type { Report } from '../../src/model/report.js';
 import { runBuiltCli } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/corpus.js';
-import { AUDIT_DEFAULTS } from '../helpers/audit.js';
 
 let report: Report;
 
-beforeAll(async () => {
-  const folder = path.join(repoRoot, 'fixtures/demo');
-  const inputs = readdirSync(folder).filter((name) => name.endsWith('.xml.gz')).sort().map((name) => path.join(folder, name));
-  ({ report } = await runAudit({ inputs, ...AUDIT_DEFAULTS, catalog: bundledCatalog(), now: () => new Date('2026-11-29T00:00:00Z') }));
+beforeAll(() => {
+  // The demo as a user runs it: the four logs and fixtures/demo/gpu-audit.yaml.
+  const run = runBuiltCli(['audit', '--demo', '--format', 'json']);
+  expect(run.status).toBe(0);
+  report = JSON.parse(run.stdout) as Report;
 }, 60_000);
 
-function gpuIdsOf(host: string): string[] {
-  return report.gpus.filter((gpu) => gpu.host === host && gpu.parentId === null).map((gpu) => gpu.id);
-}
+describe('the plan for the demo fleet', () => {
+  it('prices the fleet now and the target whole, and their difference is the savings, the steps\' sum and the summary', () => {
+    const plan = report.plan!;
+    const cents = (value: number): number => Math.round(value * 100);
+    expect(cents(plan.current.monthlyUsd) - cents(plan.target.monthlyUsd)).toBe(cents(plan.monthlySavingsUsd));
+    expect(plan.steps.reduce((sum, step) => sum + cents(step.monthlySavingsUsd), 0)).toBe(cents(plan.monthlySavingsUsd));
+    expect(report.summary.potentialMonthlySavingsUsd).toBe(plan.monthlySavingsUsd);
+    // Every row is whole instances: count x gpusPerInstance GPUs, at count x the hourly price.
+    for (const row of [...plan.current.instances, ...plan.target.instances]) {
+      if (row.pricing === 'spot' || row.hourlyUsd === null) continue;
+      expect(row.monthlyUsd).toBeCloseTo(row.count * row.hourlyUsd * 730, 1);
+    }
+    // The 2-GPU H200 host is a whole p5en.48xlarge (8 GPUs, $63.296/h): $46,206.08 a month, not 2/8 of it.
+    expect(plan.current.instances.find((row) => row.hosts.includes('infer-h200-01'))).toMatchObject({ instanceType: 'p5en.48xlarge', count: 1, observedGpus: 2, monthlyUsd: 46206.08 });
+  });
 
-describe('recommendations for the demo fleet', () => {
-  it('adds the counted savings up to the summary, and counts no GPU twice', () => {
-    const counted = report.recommendations.filter((item) => item.counted === true);
-    const sum = counted.reduce((total, item) => total + item.monthlySavingsUsd, 0);
-    expect(report.summary.potentialMonthlySavingsUsd).toBeCloseTo(sum, 2);
-    expect(report.summary.potentialMonthlySavingsUsd).toBeGreaterThan(0);
-    const claimed = counted.flatMap((item) => item.targets);
-    expect(new Set(claimed).size).toBe(claimed.length);
-    for (const item of report.recommendations.filter((candidate) => candidate.counted === false && candidate.monthlySavingsUsd > 0)) {
-      expect(counted.map((candidate) => candidate.id)).toContain(item.alternativeTo);
+  it('places every workload exactly once', () => {
+    const names = report.workloads.map((workload) => workload.name).sort();
+    expect(report.plan!.placements.map((placement) => placement.workload).sort()).toEqual(names);
+  });
+
+  it('has no two steps on the same workload, and the recommendations are the steps', () => {
+    const plan = report.plan!;
+    const touched = plan.steps.flatMap((step) => step.workloads);
+    expect(new Set(touched).size).toBe(touched.length);
+    expect(report.recommendations.map((recommendation) => recommendation.id)).toEqual(plan.steps.map((step) => step.id));
+    expect(report.recommendations.every((recommendation) => recommendation.counted === true)).toBe(true);
+    // A workload that moves has a move step; one that stays has none that changes its GPUs.
+    for (const placement of plan.placements) {
+      const steps = plan.steps.filter((step) => step.workloads.includes(placement.workload));
+      if (placement.action === 'move') expect(steps.map((step) => step.action)).toContain('move');
+      if (placement.action === 'keep' || placement.action === 'not-enough-data') expect(steps.filter((step) => step.action === 'move' || step.action === 'release')).toEqual([]);
     }
   });
 
-  it('co-locates the two ~61 GiB vLLM H200s on one H200 (MIG counted, MPS and right-sizing as alternatives)', () => {
-    const h200 = gpuIdsOf('infer-h200-01');
-    const forH200 = report.recommendations.filter((item) => item.targets.some((target) => h200.includes(target)));
-    expect(forH200.map((item) => item.kind).sort()).toEqual(['mig', 'mps', 'rightsize', 'rightsize']);
-    const migPlan = forH200.find((item) => item.kind === 'mig')!;
-    // One H200 freed: 63.296 / 8 = $7.912/h x 730 = $5,775.76 a month.
-    expect(migPlan).toMatchObject({ counted: true, monthlySavingsUsd: 5775.76 });
-    expect(migPlan.evidence.layout).toBe('2 x 3g.71gb');
-    const mpsPlan = forH200.find((item) => item.kind === 'mps')!;
-    expect(mpsPlan.alternativeTo).toBe(migPlan.id);
-    expect(mpsPlan.risks.join(' ')).toMatch(/no memory or fault isolation/);
-    expect(mpsPlan.risks.join(' ')).toMatch(/tenants of these workloads are unknown/);
-    // Preallocated memory is an upper bound; utilization the last rung; the instance type inferred.
-    expect(migPlan.confidence).toBe('low');
-    expect(migPlan.confidenceReasons.join(' ')).toMatch(/upper bound/);
+  it('moves the two ~61 GiB H200 services to single-GPU 80 GB instances and says the declared peaks disagree with the telemetry', () => {
+    const plan = report.plan!;
+    for (const name of ['chat-8b', 'code-13b']) {
+      const placement = plan.placements.find((candidate) => candidate.workload === name)!;
+      expect(placement).toMatchObject({ action: 'move', instanceType: 'p5.4xlarge', replicas: 1, gpus: 1 });
+    }
+    // chat-8b: 6000 / 2400 tokens/s = 2.5 GPUs declared, p95 40% of one observed.
+    const chat = report.findings.find((finding) => finding.id === 'declared-vs-observed:chat-8b')!;
+    expect(chat.evidence).toMatchObject({ declaredGpus: 2.5, declaredReplicas: 3, observedGpusAtP95: 0.4, planBasis: 'observed' });
   });
 
-  it('releases the four A10G GPUs held by idle notebook kernels', () => {
-    const a10g = gpuIdsOf('notebook-a10g-01');
-    const releases = report.recommendations.filter((item) => item.kind === 'rightsize' && a10g.includes(item.targets[0]!));
-    expect(releases).toHaveLength(4);
-    for (const item of releases) expect(item).toMatchObject({ proposed: 'release the GPU', counted: true });
+  it('releases the notebooks\' A10G host and puts the checkpointed training on spot while it runs', () => {
+    const plan = report.plan!;
+    expect(plan.placements.find((placement) => placement.workload === 'notebooks')).toMatchObject({ action: 'release', gpus: 0 });
+    const release = plan.steps.find((step) => step.action === 'release')!;
+    // g5.12xlarge $5.672/h x 730 = $4,140.56.
+    expect(release).toMatchObject({ workloads: ['notebooks'], monthlySavingsUsd: 4140.56 });
+    const spot = plan.steps.find((step) => step.action === 'commit')!;
+    expect(spot.workloads).toEqual(['llama-pretrain']);
+    expect(plan.target.instances.find((row) => row.hosts.includes('train-h100-01'))).toMatchObject({ pricing: 'spot', instanceType: 'p5.48xlarge' });
   });
 
-  it('plans the training node by its demand curve and flags the missing checkpoint facts', () => {
-    const plan = report.recommendations.find((item) => item.kind === 'purchase' && item.targets.includes(gpuIdsOf('train-h100-01')[0]!))!;
-    expect(plan.counted).toBe(true);
-    expect(plan.evidence.demandCurveBasis).toBe('hour-of-week');
-    // No commitment price in the bundled AWS rows and none configured: nothing reserved, break-evens stated.
-    expect(plan.evidence.reservedGpus).toBe(0);
-    expect(plan.risks.some((risk) => /pays off at any discount above/.test(risk))).toBe(true);
-    expect(report.findings.filter((finding) => finding.code === 'no-checkpoint-on-spot-candidate')).toHaveLength(8);
-  });
-
-  it('emits config blocks only for changes that need one, and the report stays valid under the schema', () => {
-    for (const item of report.recommendations) {
-      if (item.kind === 'mig' || item.kind === 'mps' || item.kind === 'time-slicing') expect(item.config?.format).toBe('yaml');
+  it('writes mig-parted configs that validate against the placement rules, and the report stays valid under the schema', () => {
+    const configs = report.plan!.steps.filter((step) => step.config !== undefined);
+    expect(configs.length).toBeGreaterThan(0);
+    for (const step of configs) {
+      expect(step.config!.format).toBe('mig-parted');
+      // Each node is told which named config to take, and every named config is a valid layout.
+      const labelled = [...step.config!.text.matchAll(/nvidia\.com\/mig\.config=(\S+)/gu)].map((match) => match[1]);
+      const named = Object.keys((parse(step.config!.text) as { 'mig-configs': Record<string, unknown> })['mig-configs']);
+      expect(labelled.sort()).toEqual(named.sort());
+      const model = report.plan!.target.instances.find((row) => row.hosts.some((host) => step.to.includes(host)))!.gpuModelKey;
+      expect(validateMigPartedConfig(model, step.config!.text)).toMatchObject({ ok: true });
     }
     const ajv = new Ajv2020({ allErrors: true, strict: false });
     addFormats.default(ajv);
@@ -87,19 +101,12 @@ describe('recommendations for the demo fleet', () => {
 });
 
 describe('gpu-audit audit --demo (the built CLI)', () => {
-  it('shows recommendations whose counted savings add up to potentialMonthlySavingsUsd', () => {
-    const run = runBuiltCli(['audit', '--demo', '--format', 'json']);
-    expect(run.status).toBe(0);
-    const built = JSON.parse(run.stdout) as Report;
-    const counted = built.recommendations.filter((item) => item.counted === true);
-    expect(built.summary.potentialMonthlySavingsUsd).toBeCloseTo(counted.reduce((total, item) => total + item.monthlySavingsUsd, 0), 2);
-    // With the demo's gpu-audit.yaml, chat-8b (tenant product-a) and code-13b (product-b) hold the H200s:
-    // never MPS- or time-sliced together; MIG, which isolates them, is offered instead and says so.
-    const h200Pair = built.recommendations.filter((item) => item.targets.includes('chat-8b') && item.targets.includes('code-13b'));
-    expect(h200Pair.map((item) => item.kind)).toEqual(['mig']);
-    expect(h200Pair[0]!.rationale).toMatch(/tenants product-a, product-b stay isolated/);
+  it('shows the plan first, and its savings in the fleet headline', () => {
+    const built = report;
     const table = runBuiltCli(['audit', '--demo']);
-    expect(table.stdout).toMatch(/^Recommendations \(top 5 of \d+ by monthly savings\)$/m);
-    expect(table.stdout).toContain(`potential savings $${Math.round(built.summary.potentialMonthlySavingsUsd).toLocaleString('en-US')}/month`);
+    const savings = `$${Math.round(built.plan!.monthlySavingsUsd).toLocaleString('en-US')}/month`;
+    expect(table.stdout).toContain(`savings    ${savings}`);
+    expect(table.stdout.indexOf('Plan (observed demand)')).toBeLessThan(table.stdout.indexOf('Findings ('));
+    expect(table.stdout.indexOf('Steps (')).toBeLessThan(table.stdout.indexOf('GPUs ('));
   });
 });

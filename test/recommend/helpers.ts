@@ -3,7 +3,8 @@
  * and a catalog of a few instance types whose prices the tests work with by hand.
  */
 import type { InstanceCatalog, InstanceType } from '../../src/model/catalog.js';
-import { DEFAULT_RECOMMEND_SETTINGS, type DemandUnit, type RecommendOptions } from '../../src/recommend/index.js';
+import { DEFAULT_RECOMMEND_SETTINGS, type RecommendOptions } from '../../src/recommend/index.js';
+import type { DemandUnit } from '../../src/recommend/types.js';
 
 export const GIB = 1024;
 

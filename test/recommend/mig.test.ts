@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MODEL_KEY_TO_MIG_TABLE, migTableFor, validateMigLayout } from '../../src/catalog/index.js';
-import { mig, migPartedConfig, packProfiles, profileMemoryMiB, smallestProfile, validateMigPartedConfig } from '../../src/recommend/sharing/mig.js';
-import { GIB, options, unit } from './helpers.js';
+import { migPartedConfig, packProfiles, profileMemoryMiB, smallestProfile, validateMigPartedConfig } from '../../src/recommend/sharing/mig.js';
+const GIB = 1024;
 
 /** One GPU model key per MIG table of the reference (A30, A100 40/80, H100, H100 NVL, H200, GH200, B200, GB200). */
 const modelPerTable = new Map<string, string>();
@@ -71,50 +71,33 @@ describe('MIG packing', () => {
     expect(profileMemoryMiB(profile)).toBe(38146);
   });
 
-  it('packs two ~61 GiB H200 services into 3g.71gb instances of one H200 and emits the mig-parted config', () => {
-    // Each: 62,418 MiB upper bound (preallocating) <= 3g.71gb's 71,168 MiB; p95 40% of 7 slices = 2.8 -> 3 slices.
-    // Two 3g.71gb use 6 of 7 slices, memory slots 0-3 and 4-7: one GPU, one freed: $10 x 730 = $7,300.
-    const a = unit({ id: 'vllm-a', vram: { peakMiB: 62418, p95MiB: 62418, requiredMiB: 62418, basis: 'upper-bound' }, compute: { basis: 'utilization', meanPct: 4, p95Pct: 40, busyFraction: 0.15, bound: 'unknown' }, tenant: 'search' });
-    const b = unit({ id: 'vllm-b', vram: { peakMiB: 62412, p95MiB: 62412, requiredMiB: 62412, basis: 'upper-bound' }, compute: { basis: 'utilization', meanPct: 4, p95Pct: 40, busyFraction: 0.15, bound: 'unknown' }, tenant: 'ads' });
-    const { recommendations } = mig([a, b], options());
-    expect(recommendations).toHaveLength(1);
-    const [advice] = recommendations;
-    expect(advice!.monthlySavingsUsd).toBe(7300);
-    expect(advice!.evidence.layout).toBe('2 x 3g.71gb');
-    // Different tenants may share through MIG: memory and faults are isolated, and the rationale says so.
-    expect(advice!.rationale).toMatch(/tenants search, ads stay isolated/);
-    const config = parse(advice!.config!.text) as { version: string; 'mig-configs': Record<string, { devices: number[]; 'mig-enabled': boolean; 'mig-devices': Record<string, number> }[]> };
+  it('packs two ~61 GiB H200 replicas into 3g.71gb instances of one H200 and writes the mig-parted config', () => {
+    // 62,418 MiB <= 3g.71gb's 71,168 MiB; p95 40% of 7 slices = 2.8 -> 3 slices. Two 3g.71gb use 6 of 7
+    // slices, memory slots 0-3 and 4-7: one GPU.
+    const profile = smallestProfile('h200-sxm-141gb', 62418, 3)!;
+    expect(profile.name).toBe('3g.71gb');
+    const packed = packProfiles('h200-sxm-141gb', [{ unit: 'vllm-a', profile }, { unit: 'vllm-b', profile }]);
+    expect(packed).toEqual([{ profiles: ['3g.71gb', '3g.71gb'], units: ['vllm-a', 'vllm-b'] }]);
+    const config = parse(migPartedConfig('gpu-audit-h200-sxm-141gb', packed)) as { version: string; 'mig-configs': Record<string, unknown> };
     expect(config.version).toBe('v1');
     expect(config['mig-configs']['gpu-audit-h200-sxm-141gb']).toEqual([{ devices: [0], 'mig-enabled': true, 'mig-devices': { '3g.71gb': 2 } }]);
   });
 
-  it('keeps the compute of a MIG instance without a compute signal, and frees nothing when nothing fits tighter', () => {
-    // The demo's A100s: 3g + 2g + 1g on one GPU, 3g on the other: 9 slices need two GPUs either way.
-    const parent = (gpu: string) => ({ modelKey: 'a100-sxm4-80gb', memoryTotalMiB: 40192, gpuIds: [gpu], hourlyUsdPerGpu: 3.43 });
-    const processes = { basis: 'processes' as const, meanPct: null, p95Pct: null, busyFraction: 0.5, bound: 'unknown' as const };
-    const units = [
-      unit({ id: 'triton', migProfile: '3g.40gb', ...parent('g0'), vram: { peakMiB: 26112, p95MiB: 26112, requiredMiB: 30029, basis: 'measured' }, compute: processes }),
-      unit({ id: 'embed', migProfile: '2g.20gb', ...parent('g0'), vram: { peakMiB: 14336, p95MiB: 14336, requiredMiB: 16487, basis: 'measured' }, compute: processes }),
-      unit({ id: 'pytest', migProfile: '1g.10gb', ...parent('g0'), vram: { peakMiB: 6100, p95MiB: 6100, requiredMiB: 7015, basis: 'measured' }, compute: processes }),
-      unit({ id: 'eval', migProfile: '3g.40gb', ...parent('g1'), vram: { peakMiB: 31744, p95MiB: 31744, requiredMiB: 36506, basis: 'measured' }, compute: processes }),
-    ];
-    expect(mig(units, options()).recommendations).toEqual([]);
-  });
-
-  it('says "not enough data" for a whole GPU without a compute signal', () => {
-    const result = mig([unit({ id: 'blind', compute: { basis: 'processes', meanPct: null, p95Pct: null, busyFraction: 0.3, bound: 'unknown' } })], options());
-    expect(result.notEnoughData).toEqual([{ strategy: 'mig', targets: ['blind'], reason: 'no compute figure to size a MIG instance (basis processes)' }]);
+  it('needs two A100s for 3g + 2g + 1g + 3g: nine compute slices of seven', () => {
+    const table = migTableFor('a100-sxm4-80gb')!;
+    const byName = (name: string) => table.profiles.find((profile) => profile.name === name)!;
+    const packed = packProfiles('a100-sxm4-80gb', ['3g.40gb', '2g.20gb', '1g.10gb', '3g.40gb'].map((name, index) => ({ unit: `w${index}`, profile: byName(name) })));
+    expect(packed).toHaveLength(2);
   });
 });
 
 describe('packing stays within GiB-level needs', () => {
   it('fits seven 1g workloads of 9 GiB onto one A100 80GB', () => {
-    const units = Array.from({ length: 7 }, (_, index) =>
-      unit({ id: `w${index}`, gpuIds: [`g${index}`], modelKey: 'a100-sxm4-80gb', memoryTotalMiB: 81920, vram: { peakMiB: 8 * GIB, p95MiB: 8 * GIB, requiredMiB: 9 * GIB, basis: 'measured' }, compute: { basis: 'sm-active', meanPct: 2, p95Pct: 10, busyFraction: 0.5, bound: 'unknown' } }),
-    );
-    // 9,216 MiB <= 1g.10gb's 9,728; 10% of 7 slices -> 1 slice. 7 x 1g.10gb = the whole GPU: 6 of 7 GPUs freed ($10 x 6 x 730 = $43,800).
-    const [advice] = mig(units, options()).recommendations;
-    expect(advice!.evidence.layout).toBe('7 x 1g.10gb');
-    expect(advice!.monthlySavingsUsd).toBe(43800);
+    // 9,216 MiB <= 1g.10gb's 9,728; 10% of 7 slices -> 1 slice. 7 x 1g.10gb = the whole GPU.
+    const profile = smallestProfile('a100-sxm4-80gb', 9 * GIB, 1)!;
+    expect(profile.name).toBe('1g.10gb');
+    const packed = packProfiles('a100-sxm4-80gb', Array.from({ length: 7 }, (_, index) => ({ unit: `w${index}`, profile })));
+    expect(packed).toHaveLength(1);
+    expect(packed[0]!.profiles).toHaveLength(7);
   });
 });

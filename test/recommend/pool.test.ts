@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replicas, sizePool } from '../../src/recommend/pool.js';
-import { options, unit } from './helpers.js';
+import { sizePool } from '../../src/recommend/pool.js';
 
 describe('pool sizing', () => {
   it('200 inferences/s per GPU, a 1,000/s peak and 20% headroom need 6 GPUs (field example)', () => {
@@ -29,24 +28,5 @@ describe('pool sizing', () => {
       hourlyUsd: null,
       costPer1000AtCapacityUsd: null,
     });
-  });
-
-  it('recommends fewer replicas for an over-provisioned service and counts the saving', () => {
-    const service = unit({
-      id: 'chat',
-      kind: 'inference',
-      gpuCount: 8,
-      serving: { unit: null, perGpuThroughputPerSecond: 200, peakDemandPerSecond: 1000, latencySloMs: 300, coldStartSeconds: null, rampPerMinute: null, queueMetric: null },
-    });
-    const [advice] = replicas([service], options()).recommendations;
-    // 8 -> 6 GPUs: 2 x $10 x 730 = $14,600.
-    expect(advice!.proposed).toMatch(/^6 x /);
-    expect(advice!.monthlySavingsUsd).toBe(14600);
-  });
-
-  it('says "not enough data" when throughput and peak are not declared', () => {
-    const result = replicas([unit({ id: 'chat', kind: 'inference' })], options());
-    expect(result.recommendations).toEqual([]);
-    expect(result.notEnoughData[0]!.reason).toMatch(/throughput and peak demand not declared/);
   });
 });

@@ -1,39 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type { InstanceType } from '../../src/model/catalog.js';
-import type { DemandUnit } from '../../src/recommend/index.js';
 import {
   breakEvenDiscount,
   checkpointFindings,
   curveFromBusyFractions,
   curveFromHourOfWeek,
   planPurchase,
-  purchase,
   reservedCount,
   spotExpectedUsdPerHour,
 } from '../../src/recommend/purchase.js';
-import { options, testCatalog, unit, weekProfile } from './helpers.js';
+import { unit, weekProfile } from './helpers.js';
 
 /** 8 GPUs needed 40% of hours, 4 GPUs the rest. */
 const CURVE = [
   { gpus: 4, weight: 0.6 },
   { gpus: 8, weight: 0.4 },
 ];
-
-function pool(prices: Partial<InstanceType['prices']>): InstanceType {
-  return {
-    ...testCatalog().instances[0]!,
-    name: 'test.pool8',
-    gpuModelKey: 'h100-sxm-80gb',
-    prices: { onDemand: 80, spot: null, reserved1y: null, reserved3y: null, savingsPlan1y: null, savingsPlan3y: null, sources: ['test'], ...prices },
-  };
-}
-
-/** Four GPUs always busy, four busy 40% of the time (the same curve, read from busy fractions). */
-function poolUnits(overrides: Partial<DemandUnit> = {}) {
-  return [1, 1, 1, 1, 0.4, 0.4, 0.4, 0.4].map((busyFraction, index) =>
-    unit({ id: `g${index}`, instanceType: 'test.pool8', modelKey: 'h100-sxm-80gb', hourlyUsdPerGpu: 10, compute: { basis: 'sm-active', meanPct: 50, p95Pct: 90, busyFraction, bound: 'unknown' }, ...overrides }),
-  );
-}
 
 describe('purchase plan: the DESIGN.md reserved-count rule', () => {
   it('reserves 4 of 8 GPUs at 60% of on-demand, and costs the plan by hand', () => {
@@ -82,26 +63,6 @@ describe('purchase plan: the DESIGN.md reserved-count rule', () => {
     ]);
   });
 
-  it('prices the pool with the catalog commitment price and shows its source', () => {
-    const catalog = testCatalog([pool({ reserved1y: 48 })]);
-    const [advice] = purchase(poolUnits(), options({ catalog })).recommendations;
-    expect(advice!.evidence).toMatchObject({ reservedGpus: 4, reservedUsdPerGpuHour: 6, reservedPriceSource: 'catalog reserved-1y price', currentMonthlyUsd: 58400, proposedMonthlyUsd: 29200 });
-    expect(advice!.monthlySavingsUsd).toBe(29200);
-  });
-
-  it('uses a configured discount where the catalog has no commitment price, and names it', () => {
-    const catalog = testCatalog([pool({})]);
-    const [advice] = purchase(poolUnits(), options({ catalog, commitment: { fraction: 0.4, source: 'gpu-audit.yaml pricing.commitmentDiscount' } })).recommendations;
-    expect(advice!.evidence).toMatchObject({ reservedGpus: 4, reservedUsdPerGpuHour: 6, reservedPriceSource: 'gpu-audit.yaml pricing.commitmentDiscount' });
-  });
-
-  it('without any commitment price, reserves nothing and writes the break-even discounts', () => {
-    const catalog = testCatalog([pool({})]);
-    const [advice] = purchase(poolUnits(), options({ catalog })).recommendations;
-    expect(advice!.evidence.reservedGpus).toBe(0);
-    expect(advice!.evidence['breakEvenDiscountPct.reserve5']).toBe(60);
-    expect(advice!.risks).toEqual(expect.arrayContaining(['reserving 1-4 GPUs pays off at any discount above 0%', 'reserving 5-8 GPUs pays off at any discount above 60%']));
-  });
 });
 
 describe('purchase plan: spot for checkpointed training', () => {
@@ -111,29 +72,9 @@ describe('purchase plan: spot for checkpointed training', () => {
     expect(spotExpectedUsdPerHour(3, 0.1, { intervalSeconds: 1800, restoreSeconds: 300 })).toBeCloseTo(3.1, 9);
   });
 
-  it('runs checkpointed training on spot when spot beats the commitment', () => {
-    const catalog = testCatalog([pool({ reserved1y: 48, spot: 24 })]);
-    const units = poolUnits({ kind: 'training', checkpoint: { intervalSeconds: 1800, restoreSeconds: 300 } });
-    const [advice] = purchase(units, options({ catalog, spotInterruptionsPerHour: 0.1 })).recommendations;
-    // R / spot = 6 / 3.10 > 1: nothing reserved. Mean demand 5.6 GPUs x $3.10 x 730 = $12,672.80.
-    expect(advice!.evidence).toMatchObject({ reservedGpus: 0, spotExpectedUsdPerGpuHour: 3.1, spotMonthlyUsd: 12672.8 });
-    expect(advice!.monthlySavingsUsd).toBe(58400 - 12672.8);
-  });
-
   it('flags training that cannot use spot for want of checkpoints', () => {
     const findings = checkpointFindings([unit({ id: 'train', kind: 'training', checkpoint: 'none' }), unit({ id: 'serve', kind: 'inference' })]);
     expect(findings.map((finding) => [finding.code, finding.target])).toEqual([['no-checkpoint-on-spot-candidate', 'train']]);
     expect(findings[0]!.message).toMatch(/60-80%/);
-  });
-});
-
-describe('purchase plan: inference', () => {
-  it('counts an inference service busy every hour: its only replica is not switched off by a purchase plan', () => {
-    const catalog = testCatalog([pool({})]);
-    const services = [0.1, 0.1].map((busyFraction, index) =>
-      unit({ id: `svc${index}`, kind: 'inference', instanceType: 'test.pool8', hourlyUsdPerGpu: 10, compute: { basis: 'sm-active', meanPct: 2, p95Pct: 30, busyFraction, bound: 'unknown' } }),
-    );
-    // Demand 2 every hour: nothing to save without a commitment price.
-    expect(purchase(services, options({ catalog })).recommendations).toEqual([]);
   });
 });

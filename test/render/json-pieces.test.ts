@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/model/report.js';
 import { renderJson, renderJsonPieces } from '../../src/render/json.js';
 import { FINDINGS_AND_RECOMMENDATIONS } from '../fixtures/reports/findings-and-recommendations.js';
+import { PLANNED_FLEET } from '../fixtures/reports/planned-fleet.js';
 import { SMALL_FLEET } from '../fixtures/reports/small-fleet.js';
 import { SNAPSHOT_ONLY } from '../fixtures/reports/snapshot-only.js';
 import { copyOf } from './helpers.js';
@@ -25,6 +26,8 @@ describe('renderJsonPieces', () => {
     ['small fleet', SMALL_FLEET],
     ['snapshot only', SNAPSHOT_ONLY],
     ['findings and recommendations', FINDINGS_AND_RECOMMENDATIONS],
+    ['planned fleet', PLANNED_FLEET],
+  ['planned fleet', PLANNED_FLEET],
   ])('joins to renderJson\'s text for the %s report, and for it built in reverse key order', (_name, report) => {
     expect(joined(report)).toBe(renderJson(report, OPTIONS));
     const reversed = reversedKeys(report) as Report;

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/model/report.js';
+import { REPORT_SCHEMA_VERSION } from '../../src/model/report-constants.js';
 import { renderJson } from '../../src/render/json.js';
 import { FINDINGS_AND_RECOMMENDATIONS } from '../fixtures/reports/findings-and-recommendations.js';
+import { PLANNED_FLEET } from '../fixtures/reports/planned-fleet.js';
 import { SMALL_FLEET } from '../fixtures/reports/small-fleet.js';
 import { SNAPSHOT_ONLY } from '../fixtures/reports/snapshot-only.js';
 import { copyOf } from './helpers.js';
@@ -11,6 +13,7 @@ const FIXTURES: [string, Report][] = [
   ['small fleet', SMALL_FLEET],
   ['snapshot only', SNAPSHOT_ONLY],
   ['findings and recommendations', FINDINGS_AND_RECOMMENDATIONS],
+  ['planned fleet', PLANNED_FLEET],
 ];
 
 /** The same data with the keys of every object reversed, as a producer might build it; evidence records left alone. */
@@ -27,7 +30,7 @@ describe('renderJson', () => {
   it.each(FIXTURES)('writes the %s report as indented JSON with a final newline, losing nothing', (_name, report) => {
     const text = renderJson(report, OPTIONS);
     expect(text.endsWith('}\n')).toBe(true);
-    expect(text.split('\n')[1]).toBe('  "schemaVersion": 1,');
+    expect(text.split('\n')[1]).toBe(`  "schemaVersion": ${REPORT_SCHEMA_VERSION},`);
     expect(JSON.parse(text)).toEqual(report);
   });
 
@@ -38,7 +41,7 @@ describe('renderJson', () => {
     const topLevel = Object.keys(JSON.parse(renderJson(rebuilt, OPTIONS)) as object);
     expect(topLevel).toEqual([
       'schemaVersion', 'generatedAt', 'tool', 'window', 'settings', 'sources', 'catalog', 'gpus', 'workloads', 'findings',
-      'recommendations', 'summary', 'kubernetes',
+      'plan', 'recommendations', 'summary', 'kubernetes',
     ]);
   });
 

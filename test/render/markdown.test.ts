@@ -7,6 +7,7 @@ import type { Report } from '../../src/model/report.js';
 import { FIGURE_DEFINITIONS } from '../../src/render/definitions.js';
 import { renderMarkdown, renderMarkdownPieces } from '../../src/render/markdown.js';
 import { FINDINGS_AND_RECOMMENDATIONS, TIME_SLICING_CONFIG } from '../fixtures/reports/findings-and-recommendations.js';
+import { PLANNED_FLEET } from '../fixtures/reports/planned-fleet.js';
 import { SMALL_FLEET } from '../fixtures/reports/small-fleet.js';
 import { SNAPSHOT_ONLY } from '../fixtures/reports/snapshot-only.js';
 import { ANSI_OR_CONTROL, copyOf, lineStartingWith, lineWith, linesOf, markdownCells } from './helpers.js';
@@ -16,6 +17,7 @@ const FIXTURES: [string, Report][] = [
   ['small fleet', SMALL_FLEET],
   ['snapshot only', SNAPSHOT_ONLY],
   ['findings and recommendations', FINDINGS_AND_RECOMMENDATIONS],
+  ['planned fleet', PLANNED_FLEET],
 ];
 
 /** Every table of the document as rows of cells (header first, delimiter row dropped). */
@@ -95,7 +97,7 @@ describe('renderMarkdown: a small fleet', () => {
 
   it('sums the fleet up in the summary, dollar signs escaped for GitHub math', () => {
     expect(lineStartingWith(markdown, '- **Fleet:**')).toBe('- **Fleet:** 3 GPUs and 2 MIG devices on 2 hosts; 72.0 h of GPU time observed, 30.0 h idle.');
-    expect(lineStartingWith(markdown, '- **Monthly cost:**')).toBe('- **Monthly cost:** \\$18,678/month');
+    expect(lineStartingWith(markdown, '- **Monthly GPU cost:**')).toBe('- **Monthly GPU cost:** \\$18,678/month for the GPUs seen');
     expect(lineStartingWith(markdown, '- **Waste:**')).toBe('- **Waste:** 41.7% of GPU-hours idle, costing \\$4,007/month');
     expect(lineStartingWith(markdown, '- **Mean utilization:**')).toBe('- **Mean utilization:** 32.9% (GPU-hour weighted)');
     // each GPU on its own basis: (75 + 62.5 + 3.2) / 3 = 46.9 (all 24 h)
@@ -154,7 +156,7 @@ describe('renderMarkdown: a lone snapshot', () => {
   it('prints missing figures as -', () => {
     const unknown = tablesOf(markdown).find((table) => table[0]?.[0] === 'Host')![2]!;
     expect(unknown).toEqual(['ws-01', '65:00.0', '-', '-', '-', '-', '-', '-', '-', '-', '0.0', '0.0', '-', 'ws-01#00000000:65:00.0']);
-    expect(lineStartingWith(markdown, '- **Monthly cost:**')).toBe('- **Monthly cost:** -');
+    expect(lineStartingWith(markdown, '- **Monthly GPU cost:**')).toBe('- **Monthly GPU cost:** -');
     expect(lineStartingWith(markdown, '- **Waste:**')).toBe('- **Waste:** -');
     expect(lineStartingWith(markdown, '- **Window:**')).toBe('- **Window:** snapshot at 2026-12-01 09:30:00 America/New\\_York (no duration)');
   });
@@ -284,5 +286,19 @@ describe('renderMarkdown: hostile input', () => {
     expect(markdown).toContain('`````yamlscript\na: 1\n```\n## not a heading\n````\n<script>alert(1)</script>\n`````\n');
     expect(lineStartingWith(markdown, '### 1.')).toBe('### 1. time-slicing: # heading?');
     expect(lineStartingWith(markdown, '- **Rationale:**')).toBe('- **Rationale:** see \\`\\`\\`\\` fence');
+  });
+});
+
+describe('renderMarkdown: the plan', () => {
+  const markdown = renderMarkdown(PLANNED_FLEET, OPTIONS);
+
+  it('sums the plan up in the summary and gives it a section with both fleets, placements, steps and notes', () => {
+    expect(lineStartingWith(markdown, '- **Plan:**')).toBe('- **Plan:** \\$3,359/month now, \\$3,359/month target: saves \\$0/month in 1 step (below)');
+    for (const heading of ['## Plan', '### Current fleet', '### Target fleet', '### Placements', '### Steps (1, in order; their savings add up to the plan\'s)', '### Alternatives (outside the total)', '### Notes']) {
+      expect(markdown.split('\n')).toContain(heading);
+    }
+    expect(markdown).toContain('### 1. raise-cpu: trainer');
+    expect(markdown).toContain('- **Evidence:** coresUsed=7.2; coresNeeded=13; gpuBusyPct=45; hostCpuBusyFraction=0.9; hostVcpus=48');
+    expect(markdown).not.toMatch(/^## Recommendations/mu);
   });
 });

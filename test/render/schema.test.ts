@@ -17,6 +17,7 @@ import type { ContractNode } from '../../src/model/report-key-order.js';
 import { renderJson } from '../../src/render/json.js';
 import { repoRoot } from '../helpers/corpus.js';
 import { FINDINGS_AND_RECOMMENDATIONS } from '../fixtures/reports/findings-and-recommendations.js';
+import { PLANNED_FLEET } from '../fixtures/reports/planned-fleet.js';
 import { SMALL_FLEET } from '../fixtures/reports/small-fleet.js';
 import { SNAPSHOT_ONLY } from '../fixtures/reports/snapshot-only.js';
 
@@ -106,6 +107,7 @@ describe('report.schema.json', () => {
     ['a small fleet with MIG devices', SMALL_FLEET],
     ['a snapshot with nulls', SNAPSHOT_ONLY],
     ['a report with findings and recommendations', FINDINGS_AND_RECOMMENDATIONS],
+    ['a report with a plan', PLANNED_FLEET],
   ])('accepts %s', (_name, report) => {
     expect(errorsOf(asJson(report))).toEqual([]);
   });
@@ -117,7 +119,7 @@ describe('report.schema.json', () => {
     ['null where the contract has no null', setting('/gpus/0/gpuHours', null), { instancePath: '/gpus/0/gpuHours', keyword: 'type' }],
     ['a key the contract does not have', setting('/gpus/0/colour', 'green'), { instancePath: '/gpus/0', keyword: 'additionalProperties' }],
     ['an unknown severity', setting('/findings', [finding({ severity: 'critical' })]), { instancePath: '/findings/0/severity', keyword: 'enum' }],
-    ['another schema version', setting('/schemaVersion', 2), { instancePath: '/schemaVersion', keyword: 'const' }],
+    ['another schema version', setting('/schemaVersion', 3), { instancePath: '/schemaVersion', keyword: 'const' }],
     ['a time that is not RFC 3339', setting('/generatedAt', 'yesterday'), { instancePath: '/generatedAt', keyword: 'format' }],
     ['an idle fraction above 1', setting('/gpus/0/idleFraction', 1.5), { instancePath: '/gpus/0/idleFraction', keyword: 'maximum' }],
     ['a pid that is not an integer', setting('/gpus/1/processes/0/pid', 41.5), { instancePath: '/gpus/1/processes/0/pid', keyword: 'type' }],
@@ -168,7 +170,7 @@ describe('report.schema.json', () => {
   });
 
   it('matches a fully populated report key for key, in order, through every definition', () => {
-    // Walks the JSON of the fixture in which every optional key is present somewhere and
+    // Walks the JSON of the two fixtures in which every optional key is present somewhere and
     // every nullable object is non-null somewhere, beside the schema node that describes it.
     const visited = new Set<string>();
     const optionalSeen = new Set<string>();
@@ -199,8 +201,9 @@ describe('report.schema.json', () => {
       }
     };
     walk(asJson(FINDINGS_AND_RECOMMENDATIONS), schema, '');
+    walk(asJson(PLANNED_FLEET), schema, '');
     const optionalKeys = [...contractNodes(REPORT_ORDER).values()].flatMap((node) => [...node.optional]);
-    expect([...optionalSeen].sort()).toEqual(optionalKeys.sort());
+    expect([...optionalSeen].sort()).toEqual([...new Set(optionalKeys)].sort());
     const objectDefinitions = Object.entries(definitions).filter(([, definition]) => definition.properties !== undefined).map(([name]) => name);
     expect([...visited].filter((name) => objectDefinitions.includes(name)).sort()).toEqual(objectDefinitions.sort());
   });

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/model/report.js';
 import { renderTable } from '../../src/render/table.js';
 import { FINDINGS_AND_RECOMMENDATIONS, HOST } from '../fixtures/reports/findings-and-recommendations.js';
+import { PLANNED_FLEET } from '../fixtures/reports/planned-fleet.js';
 import { SMALL_FLEET } from '../fixtures/reports/small-fleet.js';
 import { SNAPSHOT_ONLY } from '../fixtures/reports/snapshot-only.js';
 import { ANSI_OR_CONTROL, columns, copyOf, lineStartingWith, lineWith, linesOf, tokens } from './helpers.js';
@@ -16,6 +17,7 @@ const FIXTURES: [string, Report][] = [
   ['small fleet', SMALL_FLEET],
   ['snapshot only', SNAPSHOT_ONLY],
   ['findings and recommendations', FINDINGS_AND_RECOMMENDATIONS],
+  ['planned fleet', PLANNED_FLEET],
 ];
 
 describe('renderTable: layout and safety', () => {
@@ -127,7 +129,7 @@ describe('renderTable: a small fleet with a MIG GPU (Europe/Berlin)', () => {
     // (75 processes + 62.5 + 3.2 utilization) x 24 h / 72 h = 46.9, on different bases
     expect(lineStartingWith(text, '  compute')).toBe('  compute    46.9% on mixed basis (GPU-hour weighted)');
     // 18677.78 and 4006.97 USD per month
-    expect(lineStartingWith(text, '  cost')).toBe('  cost       $18,678/month, of which idle $4,007/month');
+    expect(lineStartingWith(text, '  GPU cost')).toBe('  GPU cost   $18,678/month for the GPUs seen, of which idle $4,007/month');
     expect(lineStartingWith(text, '  savings')).toBe('  savings    $0/month potential, from 0 recommendations');
   });
 
@@ -156,7 +158,7 @@ describe('renderTable: a lone snapshot (nulls everywhere)', () => {
     expect(lineStartingWith(text, '  waste')).toBe('  waste      -');
     expect(lineStartingWith(text, '  mean util')).toBe('  mean util  7.0% (mean of point readings)');
     expect(lineStartingWith(text, '  compute')).toBe('  compute    7.0% on utilization basis (mean of point readings)');
-    expect(lineStartingWith(text, '  cost')).toBe('  cost       -');
+    expect(lineStartingWith(text, '  GPU cost')).toBe('  GPU cost   -');
   });
 
   it('shows the short-window finding', () => {
@@ -251,3 +253,24 @@ describe('renderTable: long lists', () => {
   });
 });
 
+
+describe('renderTable: the plan', () => {
+  const text = renderTable(PLANNED_FLEET, PLAIN);
+
+  it('shows the plan after the fleet headline and before the findings: both fleets, the steps and every placement', () => {
+    expect(text.indexOf('\nPlan (observed demand)')).toBeGreaterThan(text.indexOf('\nFleet\n'));
+    expect(text.indexOf('\nPlan (observed demand)')).toBeLessThan(text.indexOf('\nFindings ('));
+    // $4.6016/h x 730 = $3,359.17 on both sides: nothing saved.
+    expect(text).toContain('Plan (observed demand): now $3,359/month, 1 instance with 4 GPUs; target $3,359/month, 1 instance');
+    expect(tokens(lineStartingWith(text, 'current ')).slice(0, 8)).toEqual(['current', 'g6.12xlarge', '1', '4', 'on-demand', 'label', '$3,359', HOST]);
+    expect(tokens(lineStartingWith(text, 'target ')).slice(0, 8)).toEqual(['target', 'g6.12xlarge', '1', '4', 'on-demand', 'kept', '$3,359', HOST]);
+    expect(lineStartingWith(text, '1 raise-cpu')).toMatch(/^1 raise-cpu +\$0 medium +7\.2 cores feeding the GPU at 45% busy → raise the CPU/);
+    expect(text).toMatch(/^trainer +feed +gke-prod/mu);
+    expect(text).toMatch(/^chat-api +keep +gke-prod/mu);
+    expect(text).toContain('1 alternative considered and not chosen, outside the total');
+  });
+
+  it('leaves the recommendations to the plan: no section of its own', () => {
+    expect(text).not.toMatch(/^Recommendations/mu);
+  });
+});

@@ -16,7 +16,7 @@ const percent = () => z.number(expected('a percentage from 0 to 100')).min(0, ex
 const nonEmptyText = (what = 'a non-empty string') => z.string(expected(what)).trim().min(1, expected(what));
 
 import { FINDING_LEVELS, PRICING_MODELS, PROVIDERS } from '../../model/index.js';
-import { MODEL_DTYPES, THROUGHPUT_UNITS, UNASSIGNED_WORKLOAD, WORKLOAD_KINDS } from '../vocabulary.js';
+import { MODEL_DTYPES, PLAN_BASES, THROUGHPUT_UNITS, UNASSIGNED_WORKLOAD, WORKLOAD_KINDS } from '../vocabulary.js';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, expected(`one of ${values.join(', ')}`));
 
@@ -144,6 +144,12 @@ export const configSchema = z
         expected('a map of host name or glob to { instanceType }'),
       )
       .describe('Instance type per host (name or glob); first matching entry wins. --instance-type overrides it.')
+      .optional(),
+    plan: z
+      .strictObject({
+        basis: oneOf(PLAN_BASES).describe('Demand the plan serves: observed (the telemetry, default) or declared (each workload\'s declared peak and throughput, where declared).').optional(),
+      }, expected('a map with basis'))
+      .describe('How the fleet plan is made (docs/planner.md).')
       .optional(),
     idleThresholdPct: percent().describe('Compute signal below which a GPU counts as idle, percent (default 5).').optional(),
     vramHeadroomPct: z.number(expected('a percentage >= 0')).min(0, expected('a percentage >= 0')).describe('Headroom added to the VRAM need, percent (default 15).').optional(),

@@ -10,16 +10,9 @@
  * signal, its current profile's slices (compute is never shrunk on no evidence).
  * MIG isolates memory and faults, so units of different tenants may share a GPU this way.
  */
-import { HOURS_PER_MONTH } from '../../model/index.js';
 import { parse, stringify } from 'yaml';
-import { migProfileFor, migTableFor, validateMigLayout } from '../../catalog/index.js';
+import { migTableFor, validateMigLayout } from '../../catalog/index.js';
 import type { MigProfile } from '../../catalog/index.js';
-import type { Recommendation } from '../../model/index.js';
-import { gpuName } from '../candidates.js';
-import { confidenceOf, weaknessesOf } from '../confidence.js';
-import { type DemandUnit, type RecommendOptions, type StrategyResult } from '../types.js';
-import { money, round2 } from '../units.js';
-import { hostsRisk, preallocationRisk } from './grouping.js';
 
 const BYTES_PER_GB = 1e9;
 const BYTES_PER_MIB = 2 ** 20;
@@ -27,18 +20,6 @@ const BYTES_PER_MIB = 2 ** 20;
 /** Usable memory of a profile: as `nvidia-smi mig -lgip` printed it, else the name's decimal GB (always less). */
 export function profileMemoryMiB(profile: MigProfile): number {
   return profile.memoryMiB ?? Math.floor((profile.nominalMemoryGB * BYTES_PER_GB) / BYTES_PER_MIB);
-}
-
-/** Compute slices a unit needs, or undefined when nothing says. */
-export function slicesNeeded(unit: DemandUnit, computeSlicesTotal: number): number | undefined {
-  const hasSignal = unit.compute.basis === 'sm-active' || unit.compute.basis === 'gr-engine-active' || unit.compute.basis === 'utilization';
-  if (unit.migProfile !== null) {
-    const current = migProfileFor(unit.modelKey, unit.migProfile);
-    if (!hasSignal || unit.compute.p95Pct === null) return current?.computeSlices;
-    return current === undefined ? undefined : Math.max(1, Math.ceil((unit.compute.p95Pct / 100) * current.computeSlices));
-  }
-  if (!hasSignal || unit.compute.p95Pct === null) return undefined;
-  return Math.max(1, Math.ceil((unit.compute.p95Pct / 100) * computeSlicesTotal));
 }
 
 /** The smallest plain (no media engines) profile covering memory and slices: fewest slices, then least memory. */
@@ -139,10 +120,33 @@ function countsOf(profiles: readonly string[]): Record<string, number> {
   return counts;
 }
 
-/** mig-parted config (`version: v1`, `mig-configs`): one entry per packed GPU, device index = position. */
+/** One named mig-parted config: the MIG GPUs of one node, and how many GPUs the node has in all. */
+export interface MigPartedNode {
+  name: string;
+  gpus: readonly PackedGpu[];
+  /** GPUs of the node; those after the MIG ones are listed with MIG disabled. Default: the MIG ones. */
+  gpuCount?: number;
+}
+
+/**
+ * A mig-parted config file (`version: v1`, `mig-configs`), one named config per node: the MIG
+ * GPUs at device indices 0.., the node's other GPUs with MIG disabled, so that applying the
+ * config leaves no device as it happened to be.
+ */
+export function migPartedConfigs(nodes: readonly MigPartedNode[]): string {
+  const configs: Record<string, unknown[]> = {};
+  for (const node of nodes) {
+    const entries: unknown[] = node.gpus.map((gpu, index) => ({ devices: [index], 'mig-enabled': true, 'mig-devices': countsOf(gpu.profiles) }));
+    const whole = Array.from({ length: Math.max(0, (node.gpuCount ?? node.gpus.length) - node.gpus.length) }, (_, index) => node.gpus.length + index);
+    if (whole.length > 0) entries.push({ devices: whole, 'mig-enabled': false });
+    configs[node.name] = entries;
+  }
+  return stringify({ version: 'v1', 'mig-configs': configs });
+}
+
+/** mig-parted config with one named config: device index = position. */
 export function migPartedConfig(configName: string, gpus: readonly PackedGpu[]): string {
-  const entries = gpus.map((gpu, index) => ({ devices: [index], 'mig-enabled': true, 'mig-devices': countsOf(gpu.profiles) }));
-  return stringify({ version: 'v1', 'mig-configs': { [configName]: entries } });
+  return migPartedConfigs([{ name: configName, gpus }]);
 }
 
 export type MigPartedVerdict = { ok: true; gpus: Record<string, number>[] } | { ok: false; reason: string };
@@ -172,81 +176,4 @@ export function validateMigPartedConfig(modelKey: string, text: string): MigPart
     }
   }
   return { ok: true, gpus };
-}
-
-export function mig(units: readonly DemandUnit[], options: RecommendOptions): StrategyResult {
-  const result: StrategyResult = { recommendations: [], notEnoughData: [] };
-  const byModel = new Map<string, { unit: DemandUnit; profile: MigProfile }[]>();
-  for (const unit of units) {
-    const table = migTableFor(unit.modelKey);
-    if (table === undefined || unit.gpuCount !== 1 || unit.hourlyUsdPerGpu === null) continue;
-    if (unit.migProfile === null && unit.compute.busyFraction === 0) continue; // released by rightsize
-    if (unit.migProfile !== null && unit.processNames.length === 0) continue; // an unused instance: dropped by the repack
-    const slices = slicesNeeded(unit, table.computeSlicesTotal);
-    if (unit.vram.requiredMiB === null || slices === undefined) {
-      result.notEnoughData.push({ strategy: 'mig', targets: [unit.id], reason: unit.vram.requiredMiB === null ? 'required VRAM unknown' : `no compute figure to size a MIG instance (basis ${unit.compute.basis})` });
-      continue;
-    }
-    const profile = smallestProfile(unit.modelKey, unit.vram.requiredMiB, slices);
-    if (profile === undefined) continue; // needs the whole GPU
-    const list = byModel.get(unit.modelKey) ?? [];
-    list.push({ unit, profile });
-    byModel.set(unit.modelKey, list);
-  }
-  for (const [modelKey, items] of byModel) {
-    const currentGpus = new Set(items.flatMap((item) => item.unit.gpuIds));
-    const packed = packProfiles(
-      modelKey,
-      items.map((item) => ({ unit: item.unit.id, profile: item.profile })),
-    );
-    if (packed.length >= currentGpus.size) continue;
-    const configName = `gpu-audit-${modelKey}`;
-    const text = migPartedConfig(configName, packed);
-    const verdict = validateMigPartedConfig(modelKey, text);
-    if (!verdict.ok) throw new Error(`MIG packer produced an invalid layout: ${verdict.reason}`);
-    result.recommendations.push(recommendationFor(modelKey, items, packed, currentGpus.size, text, options));
-  }
-  return result;
-}
-
-function recommendationFor(
-  modelKey: string,
-  items: readonly { unit: DemandUnit; profile: MigProfile }[],
-  packed: readonly PackedGpu[],
-  currentGpuCount: number,
-  text: string,
-  options: RecommendOptions,
-): Recommendation {
-  const units = items.map((item) => item.unit);
-  const perGpu = units[0]!.hourlyUsdPerGpu!;
-  const freed = currentGpuCount - packed.length;
-  const reasons = weaknessesOf(units, options, { vram: true, compute: true });
-  const tenants = [...new Set(units.map((unit) => unit.tenant).filter((tenant) => tenant !== null))];
-  const layout = packed.map((gpu) => Object.entries(countsOf(gpu.profiles)).map(([name, count]) => `${count} x ${name}`).join(' + ')).join('; ');
-  return {
-    id: `mig:${modelKey}:${units.map((unit) => unit.id).join('+')}`,
-    kind: 'mig',
-    targets: [...new Set(units.flatMap((unit) => (unit.migProfile === null ? [unit.id] : unit.gpuIds)))],
-    current: `${currentGpuCount} x ${gpuName(modelKey)} (${money(perGpu * currentGpuCount)}/h)`,
-    proposed: `${packed.length} x ${gpuName(modelKey)} with MIG: ${layout} (${money(perGpu * packed.length)}/h)`,
-    monthlySavingsUsd: round2(freed * perGpu * HOURS_PER_MONTH),
-    confidence: confidenceOf(reasons),
-    confidenceReasons: reasons,
-    risks: [
-      'each workload gets a fixed slice of SMs and memory bandwidth: bursts can no longer borrow the whole GPU',
-      'enabling MIG or changing the layout needs the GPU idle (workloads drained), and on some systems a GPU reset',
-      ...preallocationRisk(units),
-      ...hostsRisk(units),
-      ...items.map((item) => `${item.unit.label}: ${item.profile.name} (${profileMemoryMiB(item.profile)} MiB, ${item.profile.computeSlices} compute slices) for ${item.unit.vram.requiredMiB} MiB required`),
-    ],
-    rationale: `MIG instances isolate memory and faults${tenants.length > 1 ? ` (tenants ${tenants.join(', ')} stay isolated, which time-slicing and MPS would not do)` : ''}; packing each workload into the smallest profile that covers its VRAM and compute frees ${freed} GPU${freed === 1 ? '' : 's'}.`,
-    evidence: {
-      gpuModel: modelKey,
-      currentGpus: currentGpuCount,
-      proposedGpus: packed.length,
-      gpusFreed: freed,
-      layout,
-    },
-    config: { format: 'yaml', text },
-  };
 }

@@ -10,6 +10,7 @@ import type { Renderer } from '../types.js';
 import { html, type SafeHtml } from './escape.js';
 import { gpuCharts } from './gpu-charts.js';
 import { pagePieces } from './page.js';
+import { planSection } from './plan.js';
 import { executiveSummary, findingsSection, gpuTable, header, methodology, recommendationsSection, windowAndSources } from './sections.js';
 
 export const renderHtml: Renderer = (report: Report): string => [...renderHtmlPieces(report)].join('');
@@ -20,15 +21,20 @@ export const renderHtml: Renderer = (report: Report): string => [...renderHtmlPi
  */
 export function* renderHtmlPieces(report: Report): Generator<string, void, undefined> {
   const names = gpuNames(report.gpus);
-  const navigation = html`<nav><a href="#summary">Summary</a><a href="#charts">Charts</a><a href="#gpus">GPUs</a><a href="#findings">Findings</a><a href="#recommendations">Recommendations</a><a href="#methodology">Methodology</a></nav>`;
+  const navigation = report.plan === null
+    ? html`<nav><a href="#summary">Summary</a><a href="#charts">Charts</a><a href="#gpus">GPUs</a><a href="#findings">Findings</a><a href="#recommendations">Recommendations</a><a href="#methodology">Methodology</a></nav>`
+    : html`<nav><a href="#summary">Summary</a><a href="#plan">Plan</a><a href="#charts">Charts</a><a href="#gpus">GPUs</a><a href="#findings">Findings</a><a href="#methodology">Methodology</a></nav>`;
   function* sections(): Generator<SafeHtml, void, undefined> {
     yield header(report);
     yield navigation;
     yield executiveSummary(report, names);
+    const plan = planSection(report);
+    if (plan !== null) yield plan;
     yield chartsSection(report, names);
     yield gpuTable(report, names);
     yield findingsSection(report, names);
-    yield recommendationsSection(report, names);
+    // A plan's steps are its recommendations: a report without a plan (schemaVersion 1) lists them.
+    if (plan === null) yield recommendationsSection(report, names);
     yield windowAndSources(report);
     yield methodology(report);
   }

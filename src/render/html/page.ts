@@ -31,6 +31,8 @@ a { color: var(--accent); }
 .top-list { padding-left: 18px; margin: 0; }
 .top-list li { margin: 6px 0; }
 .saving { font-weight: 650; color: var(--good); white-space: nowrap; }
+.cost { font-weight: 650; color: var(--warn); white-space: nowrap; }
+.step-cost { border-color: var(--warn); }
 .badge { display: inline-block; padding: 0 6px; border-radius: 4px; font-size: 11px; font-weight: 650; text-transform: uppercase; color: #fff; background: #777; }
 .severity-error { background: #b3261e; }
 .severity-warning { background: #b4541a; }

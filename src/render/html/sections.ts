@@ -62,9 +62,9 @@ export function header(report: Report): SafeHtml {
 export function executiveSummary(report: Report, names: GpuNames): SafeHtml {
   const fleet = report.summary;
   const cards = [
-    card('Monthly cost', fleet.monthlyCostUsd === null ? MISSING : `${formatUsd(fleet.monthlyCostUsd, 0)}`, 'per month of 730 h, at the prices in force'),
+    card('GPU cost', fleet.monthlyCostUsd === null ? MISSING : `${formatUsd(fleet.monthlyCostUsd, 0)}`, 'per month of 730 h for the GPUs seen, at the prices in force'),
     card('Paid for idle time', fleet.monthlyWasteUsd === null ? MISSING : formatUsd(fleet.monthlyWasteUsd, 0), `per month · ${formatPercent(fleet.wastePct)} of GPU-hours idle`, 'warn'),
-    card('Potential savings', formatUsd(fleet.potentialMonthlySavingsUsd, 0), `per month from ${formatQuantity(report.recommendations.length, 'recommendation')}`, 'good'),
+    card('Potential savings', formatUsd(fleet.potentialMonthlySavingsUsd, 0), report.plan === null ? `per month from ${formatQuantity(report.recommendations.length, 'recommendation')}` : `per month: the plan, ${formatQuantity(report.plan.steps.length, 'step')}`, 'good'),
     card('GPU-hours observed', formatHours(fleet.gpuHours), `${formatHours(fleet.idleGpuHours)} idle`),
     card('Mean utilization', formatPercent(fleet.meanUtilization), fleet.meanUtilization === null ? 'no GPU reports utilization' : meanUtilizationBasis(fleet)),
     card('Fleet', formatQuantity(fleet.gpuCount, 'GPU'), `${formatQuantity(fleet.migDeviceCount, 'MIG device')} on ${formatQuantity(fleet.hostCount, 'host')}`),
@@ -72,8 +72,10 @@ export function executiveSummary(report: Report, names: GpuNames): SafeHtml {
   const findings = [...report.findings].sort(bySeverity).slice(0, TOP_ITEMS);
   const recommendations = [...report.recommendations].sort(bySavings).slice(0, TOP_ITEMS);
   const findingItems = findings.map((finding) => html`<li><span class="badge ${severityClass(finding.severity)}">${finding.severity}</span> <strong>${names.target(finding.target)}</strong>: ${finding.message}</li>`);
-  const recommendationItems = recommendations.map((item) => html`<li><span class="saving">${formatUsd(item.monthlySavingsUsd, 0)}/mo</span> ${item.kind}: ${item.proposed} <span class="muted">(${item.confidence} confidence)</span></li>`);
-  return html`<section id="summary"><h2>Executive summary</h2><div class="cards">${cards}</div><div class="two-columns"><div><h3>Top findings</h3>${findings.length === 0 ? html`<p>None.</p>` : html`<ul class="top-list">${findingItems}</ul>`}${report.findings.length > TOP_ITEMS ? html`<p class="muted">${formatCount(report.findings.length - TOP_ITEMS)} more under <a href="#findings">Findings</a>.</p>` : null}</div><div><h3>Top recommendations</h3>${recommendations.length === 0 ? html`<p>None.</p>` : html`<ul class="top-list">${recommendationItems}</ul>`}${report.recommendations.length > TOP_ITEMS ? html`<p class="muted">${formatCount(report.recommendations.length - TOP_ITEMS)} more under <a href="#recommendations">Recommendations</a>.</p>` : null}</div></div></section>`;
+  // With a plan, each item is a step: its action says what to do (a kind may stand for several).
+  const actionOf = new Map(report.plan?.steps.map((step) => [step.id, step.action]) ?? []);
+  const recommendationItems = recommendations.map((item) => html`<li><span class="saving">${formatUsd(item.monthlySavingsUsd, 0)}/mo</span> ${actionOf.get(item.id) ?? item.kind}: ${item.proposed} <span class="muted">(${item.confidence} confidence)</span></li>`);
+  return html`<section id="summary"><h2>Executive summary</h2><div class="cards">${cards}</div><div class="two-columns"><div><h3>Top findings</h3>${findings.length === 0 ? html`<p>None.</p>` : html`<ul class="top-list">${findingItems}</ul>`}${report.findings.length > TOP_ITEMS ? html`<p class="muted">${formatCount(report.findings.length - TOP_ITEMS)} more under <a href="#findings">Findings</a>.</p>` : null}</div><div><h3>${report.plan === null ? 'Top recommendations' : 'Top steps'}</h3>${recommendations.length === 0 ? html`<p>None.</p>` : html`<ul class="top-list">${recommendationItems}</ul>`}${report.recommendations.length > TOP_ITEMS ? html`<p class="muted">${formatCount(report.recommendations.length - TOP_ITEMS)} more under <a href="${report.plan === null ? '#recommendations' : '#plan'}">${report.plan === null ? 'Recommendations' : 'Plan'}</a>.</p>` : null}</div></div></section>`;
 }
 
 function table(headers: readonly { label: string; numeric?: boolean }[], rows: readonly (readonly (string | SafeHtml)[])[]): SafeHtml {

@@ -1,0 +1,139 @@
+/**
+ * Findings the plan raises, each with its figures (docs/planner.md, "Findings"):
+ * - declared-vs-observed: gpu-audit.yaml's declared peak and throughput need more than twice,
+ *   or less than half, the GPUs the observed p95 amounts to; the plan keeps one basis;
+ * - cpu-bound-pipeline: a GPU waits on its CPU pipeline (the plan feeds it, never shrinks it);
+ * - sidecar-overhead: sidecars take a large share of the workload's cost;
+ * - partly-observed-host: a host's type holds more GPUs than the telemetry showed;
+ * - not-enough-data: a workload the plan keeps for want of data, and why;
+ * - no-checkpoint-on-spot-candidate: training that cannot use spot without checkpoints.
+ */
+import type { Finding } from '../../model/index.js';
+import { checkpointFindings } from '../purchase.js';
+import { money, round2 } from '../units.js';
+import { SIDECAR_OVERHEAD_STEP_PCT } from './steps.js';
+import type { PlanParts, UnseenSaving } from './types.js';
+
+/** Declared and observed demand this many times apart (either way) are a finding. */
+export const DECLARED_OBSERVED_RATIO = 2;
+
+function declaredVsObserved(parts: PlanParts): Finding[] {
+  const findings: Finding[] = [];
+  for (const demand of parts.demands) {
+    const declared = demand.declared;
+    const observed = demand.observedNeedGpus;
+    if (declared === null || observed === null) continue;
+    const ratio = observed <= 0 ? Number.POSITIVE_INFINITY : Math.max(declared.needGpus / observed, observed / declared.needGpus);
+    if (ratio <= DECLARED_OBSERVED_RATIO) continue;
+    const unit = demand.unit;
+    const serving = unit.serving!;
+    findings.push({
+      id: `declared-vs-observed:${unit.id}`,
+      code: 'declared-vs-observed',
+      severity: 'warning',
+      target: unit.id,
+      message: `The declared peak (${serving.peakDemandPerSecond} ${serving.unit ?? 'requests/s'} at ${serving.perGpuThroughputPerSecond} per GPU) needs ${declared.replicas} GPU${declared.replicas === 1 ? '' : 's'} with headroom, while the ${unit.gpuCount} GPU${unit.gpuCount === 1 ? '' : 's'} ran at ${unit.compute.meanPct?.toFixed(1) ?? '?'}% mean and ${unit.compute.p95Pct?.toFixed(1) ?? '?'}% p95 (${round2(observed)} GPUs at p95): the plan uses the ${parts.options.basis} demand.`,
+      evidence: {
+        declaredGpus: round2(declared.needGpus),
+        declaredReplicas: declared.replicas,
+        observedGpusAtP95: round2(observed),
+        meanPct: unit.compute.meanPct,
+        p95Pct: unit.compute.p95Pct,
+        computeBasis: unit.compute.basis,
+        planBasis: parts.options.basis,
+      },
+    });
+  }
+  return findings;
+}
+
+function pipelineFindings(parts: PlanParts): Finding[] {
+  return parts.demands.flatMap((demand) => {
+    if (demand.disposition.kind !== 'feed') return [];
+    const feed = demand.disposition;
+    return [{
+      id: `cpu-bound-pipeline:${demand.unit.id}`,
+      code: 'cpu-bound-pipeline' as const,
+      severity: 'warning' as const,
+      target: demand.unit.id,
+      message: `${demand.unit.label} waits on its CPU input pipeline (${feed.reason.replace(/^input-bound: /u, '')}); feed it${feed.coresNeeded === null ? '' : ` with about ${feed.coresNeeded} cores`} before resizing its GPU.`,
+      evidence: {
+        gpuBusyPct: feed.figures?.gpuBusyPct ?? null,
+        hostCpuBusyFraction: feed.figures?.hostCpuBusyFraction ?? null,
+        hostCores: feed.figures?.hostCores ?? null,
+        containerThrottledFraction: feed.figures?.containerThrottledFraction ?? null,
+        coresUsed: feed.coresUsed === null ? null : round2(feed.coresUsed),
+        coresNeeded: feed.coresNeeded,
+      },
+    }];
+  });
+}
+
+function sidecarFindings(parts: PlanParts, overheadOf: (workload: string) => { overheadPct: number | null; cpuCores: number | null; memoryMiB: number | null } | undefined): Finding[] {
+  return parts.demands.flatMap((demand) => {
+    const sidecars = overheadOf(demand.unit.id);
+    if (sidecars?.overheadPct == null || sidecars.overheadPct < SIDECAR_OVERHEAD_STEP_PCT) return [];
+    return [{
+      id: `sidecar-overhead:${demand.unit.id}`,
+      code: 'sidecar-overhead' as const,
+      severity: 'info' as const,
+      target: demand.unit.id,
+      message: `Sidecars of ${demand.unit.label} cost ${sidecars.overheadPct.toFixed(0)}% of the workload (${sidecars.cpuCores ?? '?'} cores, ${sidecars.memoryMiB ?? '?'} MiB requested).`,
+      evidence: { overheadPct: round2(sidecars.overheadPct), cpuCores: sidecars.cpuCores, memoryMiB: sidecars.memoryMiB },
+    }];
+  });
+}
+
+function hostFindings(parts: PlanParts): Finding[] {
+  return parts.hosts.filter((host) => !host.fullyObserved && host.instance !== null).map((host) => ({
+    id: `partly-observed-host:${host.host}`,
+    code: 'partly-observed-host' as const,
+    severity: 'info' as const,
+    target: host.host,
+    message: partlyObservedMessage(host, unseenOf(parts, host.host)),
+    evidence: {
+      instanceType: host.instance!.name,
+      instanceTypeBasis: host.basis,
+      gpusPerInstance: host.instance!.gpuCount,
+      observedGpus: host.observedGpus,
+      monthlySavingsIfUnseenFreeUsd: unseenOf(parts, host.host)?.monthlySavingsUsd ?? null,
+    },
+  }));
+}
+
+function unseenOf(parts: PlanParts, host: string): UnseenSaving | undefined {
+  const group = parts.groups.find((candidate) => candidate.hosts.some((member) => member.host === host));
+  return group === undefined ? undefined : parts.unseen.get(group.id);
+}
+
+function partlyObservedMessage(host: PlanParts['hosts'][number], unseen: UnseenSaving | undefined): string {
+  const unseenGpus = host.instance!.gpuCount - host.observedGpus;
+  const head = `${host.host} is a ${host.instance!.name} (${host.basis}) of ${host.instance!.gpuCount} GPUs; the telemetry showed ${host.observedGpus}. It is bought whole, so the plan keeps it`;
+  if (unseen === undefined) return `${head}: audit the other ${unseenGpus} GPUs to plan for the whole instance.`;
+  return `${head}. Were its ${unseenGpus} unseen GPUs free, moving ${unseen.workloads.join(', ')} to ${unseen.to} and releasing it would save ${money(unseen.monthlySavingsUsd)}/month (not counted): audit them, or name the real instance type.`;
+}
+
+function notEnoughData(parts: PlanParts): Finding[] {
+  return parts.demands.flatMap((demand) => {
+    if (demand.disposition.kind !== 'keep') return [];
+    return [{
+      id: `not-enough-data:${demand.unit.id}`,
+      code: 'not-enough-data' as const,
+      severity: 'info' as const,
+      target: demand.unit.id,
+      message: `Kept as it is: ${demand.disposition.reason.replace(/^not enough data: /u, '')}.`,
+      evidence: { placement: 'not-enough-data' },
+    }];
+  });
+}
+
+export function planFindings(parts: PlanParts, overheadOf: (workload: string) => { overheadPct: number | null; cpuCores: number | null; memoryMiB: number | null } | undefined): Finding[] {
+  return [
+    ...declaredVsObserved(parts),
+    ...pipelineFindings(parts),
+    ...sidecarFindings(parts, overheadOf),
+    ...hostFindings(parts),
+    ...notEnoughData(parts),
+    ...checkpointFindings(parts.demands.map((demand) => demand.unit)),
+  ];
+}

@@ -1,0 +1,324 @@
+/**
+ * The plan's steps (docs/planner.md, "Steps"): each a change to make, with its evidence,
+ * confidence, risks, config and share of the savings, ordered so that they can be carried out as
+ * listed (a workload moves to the instance bought for it before that instance goes on spot).
+ * The shares add up to the plan's saving: moves and releases carry current minus target of what
+ * they change, purchase steps what the term saves on the instances they change; feeding a
+ * pipeline and trimming sidecars change no instance and carry 0.
+ */
+import { gpuSpecByKey, migTableFor } from '../../catalog/index.js';
+import { type PlanStep, type Recommendation, type RecommendationKind, type StepAction } from '../../model/index.js';
+import { gpuName } from '../candidates.js';
+import { confidenceOf, weaknessesOf } from '../confidence.js';
+import { migPartedConfigs, type MigPartedNode } from '../sharing/mig.js';
+import { money, round2 } from '../units.js';
+import type { PlanDemand } from './demand.js';
+import { countedTypes, dollars, monthlyCents } from './words.js';
+import type { PlanParts, TargetInstance } from './types.js';
+import type { HostGroup } from './target.js';
+
+/** Sidecars above this share of the workload's cost get a step: trimming them frees that much of the node. */
+export const SIDECAR_OVERHEAD_STEP_PCT = 25;
+
+/** How each step reads as a recommendation of schemaVersion 1's kinds. */
+const KIND_OF_ACTION: Readonly<Record<StepAction, RecommendationKind>> = {
+  release: 'rightsize',
+  move: 'rightsize',
+  repartition: 'mig',
+  share: 'time-slicing',
+  commit: 'purchase',
+  scale: 'replicas',
+  'raise-cpu': 'feed-cpu',
+  'trim-sidecars': 'trim-sidecars',
+};
+
+/** The group's hosts a month, in cents, as the current fleet counts them (an unpriced host counts 0). */
+function hostsCents(group: HostGroup): number {
+  return group.hosts.reduce((sum, host) => sum + (host.hourlyUsd === null ? 0 : monthlyCents(host.hourlyUsd)), 0);
+}
+
+function hostsText(group: HostGroup): string {
+  const counts = new Map<string, number>();
+  for (const host of group.hosts) counts.set(host.instance?.name ?? 'unknown type', (counts.get(host.instance?.name ?? 'unknown type') ?? 0) + 1);
+  const types = [...counts.entries()].map(([name, count]) => `${count} x ${name}`).join(' + ');
+  return `${types} (${group.hosts.map((host) => host.host).join(', ')})`;
+}
+
+function settingsOf(parts: PlanParts): { minWindowHours: number; minSamples: number } {
+  return { minWindowHours: parts.options.minWindowHours, minSamples: parts.options.minSamples };
+}
+
+function releaseRisk(demand: PlanDemand): string {
+  return demand.unit.kind === 'interactive'
+    ? `${demand.unit.label}: the notebook kernels holding these GPUs lose them: cull idle kernels (JupyterHub idle culler) or give notebooks a shared or fractional GPU`
+    : `${demand.unit.label}: a job that runs less often than the window (weekly, monthly) would find no GPU: check schedules before releasing`;
+}
+
+function releaseStep(group: HostGroup, parts: PlanParts): PlanStep {
+  const units = group.demands.map((demand) => demand.unit);
+  const reasons = weaknessesOf(units, settingsOf(parts), { vram: false, compute: true });
+  return {
+    id: `release:${group.id}`,
+    action: 'release',
+    workloads: group.demands.map((demand) => demand.unit.id),
+    from: hostsText(group),
+    to: 'nothing: release the instances',
+    monthlySavingsUsd: dollars(hostsCents(group)),
+    confidence: confidenceOf(reasons),
+    confidenceReasons: reasons,
+    risks: group.demands.map(releaseRisk),
+    evidence: { hosts: group.id, currentUsdPerHour: round2(group.hourlyUsd ?? 0), windowHours: round2(Math.min(...units.map((unit) => unit.window.hours))) },
+    after: [],
+  };
+}
+
+/** What the slower GPUs of a move risk, for services (latency) and jobs (run time). */
+function slowerRisks(demand: PlanDemand, instance: TargetInstance): string[] {
+  const now = gpuSpecByKey(demand.unit.modelKey);
+  const next = gpuSpecByKey(instance.type.gpuModelKey);
+  if (now === undefined || next === undefined || now.key === next.key) return [];
+  const ratios: string[] = [];
+  const tflops = [now.bf16DenseTflops?.value, next.bf16DenseTflops?.value];
+  const bandwidth = [now.memoryBandwidthGBps?.value, next.memoryBandwidthGBps?.value];
+  if (tflops[0] !== undefined && tflops[1] !== undefined && tflops[1] < tflops[0]) ratios.push(`${Math.round((tflops[1] / tflops[0]) * 100)}% of the BF16 throughput`);
+  if (bandwidth[0] !== undefined && bandwidth[1] !== undefined && bandwidth[1] < bandwidth[0]) ratios.push(`${Math.round((bandwidth[1] / bandwidth[0]) * 100)}% of the memory bandwidth`);
+  if (ratios.length === 0) return [];
+  const slower = `${gpuName(next.key)} has ${ratios.join(' and ')} of the ${gpuName(now.key)}`;
+  if (demand.unit.kind === 'training' || demand.unit.kind === 'batch') return [`${demand.unit.label}: the ${slower}: each run takes longer in proportion, which a scheduled job must have room for`];
+  const slo = demand.unit.serving?.latencySloMs;
+  return [`${demand.unit.label}: the ${slower}: per-request latency rises; ${slo === null || slo === undefined ? 'check it against the latency target before moving' : `verify the ${slo} ms p95 SLO under peak load`}`];
+}
+
+function moveRisks(demands: readonly PlanDemand[], instances: readonly TargetInstance[]): string[] {
+  const risks: string[] = [];
+  for (const demand of demands) {
+    const landing = instances.filter((instance) => instance.demands.includes(demand));
+    const first = landing[0];
+    if (first === undefined) continue;
+    risks.push(...slowerRisks(demand, first));
+    if (demand.unit.vram.basis === 'upper-bound' || demand.unit.vram.preallocating === true) {
+      risks.push(`${demand.unit.label}: its measured memory is what a preallocating server was told to reserve: set its allocation to the ${Math.round(demand.vramPerReplicaMiB! / 1024)} GiB planned, or it takes the whole new GPU`);
+    }
+    if (demand.need?.basis === 'upper-bound') risks.push(`${demand.unit.label}: no compute signal: sized on the whole current ${demand.slice === null ? 'GPU' : 'slice'}, so it may run on less`);
+  }
+  risks.push('drain each workload onto its new instance before the old one is released: the savings start once the old instances are gone');
+  return [...new Set(risks)];
+}
+
+/** A Kubernetes label value from an instance name: `p5.4xlarge #3` -> `gpu-audit-p5.4xlarge-3`. */
+function migConfigName(instance: string): string {
+  return `gpu-audit-${instance.replace(/[^A-Za-z0-9_.-]+/gu, '-')}`.slice(0, 63).replace(/[^A-Za-z0-9]+$/u, '');
+}
+
+/**
+ * One mig-parted config file for the new instances that hold MIG slices: a named config per
+ * instance (its own device indices, its whole GPUs with MIG off), and which node label selects it.
+ */
+function migConfigs(instances: readonly TargetInstance[]): string | undefined {
+  const nodes: MigPartedNode[] = [];
+  const labels: string[] = [];
+  for (const instance of instances) {
+    const sliced = instance.bin?.items.filter((item) => item.profiles !== undefined) ?? [];
+    if (sliced.length === 0 || migTableFor(instance.type.gpuModelKey) === undefined) continue;
+    const name = migConfigName(instance.name);
+    nodes.push({ name, gpus: sliced.map((item) => ({ profiles: [...item.profiles!], units: item.demand.split('\u0000') })), gpuCount: instance.type.gpuCount });
+    labels.push(`#   ${instance.name}: nvidia.com/mig.config=${name}`);
+  }
+  if (nodes.length === 0) return undefined;
+  return `# mig-parted config (the GPU Operator's mig-manager ConfigMap, or nvidia-mig-parted apply -f); label each node:\n${labels.join('\n')}\n${migPartedConfigs(nodes)}`;
+}
+
+function moveSteps(parts: PlanParts): PlanStep[] {
+  const moved = parts.groups.filter((group) => parts.target.outcomes.get(group.id) === 'move');
+  const planned = parts.instances.filter((instance) => instance.basis === 'planned');
+  // Components: moved groups and the instances their workloads land in, joined by those workloads.
+  const component = new Map<HostGroup, number>();
+  const instanceComponent = new Map<TargetInstance, number>();
+  let next = 0;
+  const merge = (from: number, into: number): void => {
+    for (const [key, value] of component) if (value === from) component.set(key, into);
+    for (const [key, value] of instanceComponent) if (value === from) instanceComponent.set(key, into);
+  };
+  for (const group of moved) {
+    let id = next++;
+    component.set(group, id);
+    for (const instance of planned) {
+      if (!instance.demands.some((demand) => group.demands.includes(demand))) continue;
+      const existing = instanceComponent.get(instance);
+      if (existing === undefined) instanceComponent.set(instance, id);
+      else if (existing !== id) {
+        merge(id, existing);
+        id = existing;
+      }
+    }
+  }
+  const steps: PlanStep[] = [];
+  for (const id of new Set(component.values())) {
+    const groups = moved.filter((group) => component.get(group) === id);
+    const landing = planned.filter((instance) => instanceComponent.get(instance) === id);
+    const demands = groups.flatMap((group) => group.demands);
+    const movers = demands.filter((demand) => demand.disposition.kind === 'move');
+    const released = demands.filter((demand) => demand.disposition.kind === 'release');
+    const currentHourly = groups.reduce((sum, group) => sum + (group.hourlyUsd ?? 0), 0);
+    const targetHourly = landing.reduce((sum, instance) => sum + instance.hourlyUsd, 0);
+    const reasons = weaknessesOf(demands.map((demand) => demand.unit), settingsOf(parts), { vram: true, compute: true });
+    const config = migConfigs(landing);
+    const to = landing.length === 0 ? 'nothing' : `${countedTypes(landing.map((instance) => instance.type.name))} (${landing.map((instance) => `${instance.name}: ${instance.demands.map((demand) => demand.unit.label).join(', ')}`).join('; ')})`;
+    steps.push({
+      id: `move:${groups.map((group) => group.id).join(', ')}`,
+      action: 'move',
+      workloads: demands.map((demand) => demand.unit.id),
+      from: groups.map(hostsText).join(' + '),
+      to: `${to}${released.length > 0 ? `; release ${released.map((demand) => demand.unit.label).join(', ')}` : ''}`,
+      monthlySavingsUsd: dollars(groups.reduce((sum, group) => sum + hostsCents(group), 0) - landing.reduce((sum, instance) => sum + monthlyCents(instance.hourlyUsd), 0)),
+      confidence: confidenceOf(reasons),
+      confidenceReasons: reasons,
+      risks: [...moveRisks(movers, landing), ...released.map(releaseRisk)],
+      evidence: {
+        currentUsdPerHour: round2(currentHourly),
+        proposedUsdPerHour: round2(targetHourly),
+        currentInstances: groups.reduce((sum, group) => sum + group.hosts.length, 0),
+        proposedInstances: landing.length,
+        currentGpus: groups.reduce((sum, group) => sum + group.hosts.reduce((count, host) => count + host.observedGpus, 0), 0),
+        proposedGpus: landing.reduce((sum, instance) => sum + instance.type.gpuCount, 0),
+        scope: [...new Set(movers.map((demand) => parts.target.moving.get(demand.unit.id)?.scope).filter((scope): scope is string => scope !== undefined))].join('; '),
+      },
+      ...(config === undefined ? {} : { config: { format: 'mig-parted', text: config } }),
+      after: [],
+    });
+  }
+  return steps;
+}
+
+function commitSteps(parts: PlanParts, moves: readonly PlanStep[]): PlanStep[] {
+  return parts.instances.filter((instance) => instance.spot !== undefined).map((instance) => {
+    const spot = instance.spot!;
+    const onDemandCents = monthlyCents(spot.onDemandHourlyUsd);
+    const spotCents = monthlyCents(spot.hourlyUsd, spot.runShare);
+    const demands = instance.demands;
+    const reasons = weaknessesOf(demands.map((demand) => demand.unit), settingsOf(parts), { vram: false, compute: true });
+    const creator = moves.find((step) => instance.basis === 'planned' && demands.some((demand) => step.workloads.includes(demand.unit.id)));
+    const checkpoint = demands.map((demand) => demand.unit.checkpoint).find((facts): facts is Exclude<typeof facts, null | 'none'> => facts !== null && facts !== 'none');
+    return {
+      id: `commit:${instance.name}`,
+      action: 'commit' as const,
+      workloads: demands.map((demand) => demand.unit.id),
+      from: `${instance.name} on demand, all month (${money(dollars(onDemandCents))}/month)`,
+      to: `${instance.type.name} on spot while its work runs (${(spot.runShare * 100).toFixed(1)}% of the hours): ${money(dollars(spotCents))}/month expected`,
+      monthlySavingsUsd: dollars(onDemandCents - spotCents),
+      confidence: confidenceOf(reasons),
+      confidenceReasons: reasons,
+      risks: [
+        'spot capacity can be reclaimed at two minutes\' notice: the job must resume from its last checkpoint, and capacity for large GPU types may not be there when the job starts',
+        'the spot price is an observation, not a quote: it moves with demand',
+      ],
+      evidence: {
+        instanceType: instance.type.name,
+        onDemandUsdPerHour: round2(spot.onDemandHourlyUsd),
+        spotExpectedUsdPerHour: round2(spot.hourlyUsd),
+        spotUsdPerHour: instance.type.prices.spot,
+        runShare: round2(spot.runShare),
+        checkpointIntervalMinutes: checkpoint === undefined ? null : checkpoint.intervalSeconds / 60,
+        restoreMinutes: checkpoint === undefined ? null : checkpoint.restoreSeconds / 60,
+      },
+      after: creator === undefined ? [] : [creator.id],
+    };
+  });
+}
+
+function feedSteps(parts: PlanParts): PlanStep[] {
+  return parts.demands.filter((demand) => demand.disposition.kind === 'feed').map((demand) => {
+    const feed = demand.disposition as Extract<PlanDemand['disposition'], { kind: 'feed' }>;
+    const host = parts.hosts.find((candidate) => demand.hosts.includes(candidate.host));
+    const vcpus = host?.instance?.vcpus ?? null;
+    const cores = feed.coresNeeded;
+    const to = cores === null
+      ? 'feed the GPU: more data-loader workers and CPU for the pipeline (no CPU figure to size it by)'
+      : vcpus !== null && cores > vcpus
+        ? `an instance type with at least ${cores} vCPUs and the same GPUs: ${host!.instance!.name} has ${vcpus}`
+        : `raise the CPU request (and data-loader workers) to about ${cores} cores`;
+    return {
+      id: `raise-cpu:${demand.unit.id}`,
+      action: 'raise-cpu' as const,
+      workloads: [demand.unit.id],
+      from: feed.coresUsed === null ? 'a GPU that waits on its CPU pipeline' : `${feed.coresUsed.toFixed(1)} cores feeding the GPU at ${feed.figures?.gpuBusyPct?.toFixed(0) ?? '?'}% busy`,
+      to,
+      monthlySavingsUsd: 0,
+      confidence: 'medium' as const,
+      confidenceReasons: ['cores scale the feed rate in proportion: a pipeline bound elsewhere (storage, network) gains less'],
+      risks: ['a smaller GPU would not help: the GPU waits on its input; once fed, the same work takes fewer GPU-hours'],
+      evidence: {
+        coresUsed: feed.coresUsed === null ? null : round2(feed.coresUsed),
+        coresNeeded: cores,
+        gpuBusyPct: feed.figures?.gpuBusyPct ?? null,
+        hostCpuBusyFraction: feed.figures?.hostCpuBusyFraction ?? null,
+        hostVcpus: vcpus,
+      },
+      after: [],
+    };
+  });
+}
+
+function sidecarSteps(parts: PlanParts, workloads: ReadonlyMap<string, { sidecars: { overheadPct: number | null; cpuCores: number | null; memoryMiB: number | null; monthlyCostUsd?: number | null } }>): PlanStep[] {
+  const steps: PlanStep[] = [];
+  for (const demand of parts.demands) {
+    const sidecars = workloads.get(demand.unit.id)?.sidecars;
+    if (sidecars?.overheadPct == null || sidecars.overheadPct < SIDECAR_OVERHEAD_STEP_PCT) continue;
+    steps.push({
+      id: `trim-sidecars:${demand.unit.id}`,
+      action: 'trim-sidecars',
+      workloads: [demand.unit.id],
+      from: `sidecars requesting ${sidecars.cpuCores ?? '?'} cores and ${sidecars.memoryMiB ?? '?'} MiB (${sidecars.overheadPct.toFixed(0)}% of the workload's cost)`,
+      to: 'trim their requests to what they use, or move them off the GPU node',
+      monthlySavingsUsd: 0,
+      confidence: 'medium',
+      confidenceReasons: ['the bill changes only where the freed node capacity lets an instance go'],
+      risks: ['a sidecar starved of CPU slows the workload it serves: trim to measured use plus headroom'],
+      evidence: { overheadPct: round2(sidecars.overheadPct), sidecarCpuCores: sidecars.cpuCores, sidecarMemoryMiB: sidecars.memoryMiB, freesMonthlyUsd: sidecars.monthlyCostUsd ?? null },
+      after: [],
+    });
+  }
+  return steps;
+}
+
+export function planSteps(parts: PlanParts, workloads: ReadonlyMap<string, { sidecars: { overheadPct: number | null; cpuCores: number | null; memoryMiB: number | null; monthlyCostUsd?: number | null } }>): PlanStep[] {
+  const releases = parts.groups.filter((group) => parts.target.outcomes.get(group.id) === 'release').map((group) => releaseStep(group, parts));
+  const moves = moveSteps(parts);
+  return [...moves, ...releases, ...commitSteps(parts, moves), ...feedSteps(parts), ...sidecarSteps(parts, workloads)];
+}
+
+/** The steps as recommendations: the fields of schemaVersion 1, every one counted in the total. */
+export function stepRecommendations(steps: readonly PlanStep[]): Recommendation[] {
+  return steps.map((step) => ({
+    id: step.id,
+    kind: KIND_OF_ACTION[step.action],
+    targets: step.workloads,
+    current: step.from,
+    proposed: step.to,
+    monthlySavingsUsd: step.monthlySavingsUsd,
+    confidence: step.confidence,
+    confidenceReasons: step.confidenceReasons,
+    risks: step.risks,
+    rationale: rationaleOf(step),
+    evidence: step.evidence,
+    ...(step.config === undefined ? {} : { config: step.config }),
+    counted: true,
+  }));
+}
+
+function rationaleOf(step: PlanStep): string {
+  switch (step.action) {
+    case 'release':
+      return `${step.workloads.join(', ')} used no GPU in the window: the instances go, ${money(step.monthlySavingsUsd)}/month.`;
+    case 'move':
+      return `The workloads fit ${step.to.split(' (')[0]} for ${money(step.monthlySavingsUsd)}/month less than the instances they run on.`;
+    case 'commit':
+      return `Checkpointed work that runs part of the hours costs less on spot, taken while it runs: ${money(step.monthlySavingsUsd)}/month expected.`;
+    case 'raise-cpu':
+      return 'The GPU waits on its CPU input pipeline: feed it before resizing it.';
+    case 'trim-sidecars':
+      return 'Sidecars take a large share of the pod: trimming them frees node capacity.';
+    default:
+      return step.to;
+  }
+}

@@ -1,0 +1,61 @@
+/** The planner's input and output, and what its parts hand each other. */
+import type { WorkloadDefinition } from '../../analysis/index.js';
+import type { Finding, GpuEntry, KubernetesSection, Plan, Recommendation, WorkloadEntry } from '../../model/index.js';
+import type { RecommendOptions } from '../types.js';
+import type { PlanBasis, PlanDemand } from './demand.js';
+import type { CurrentHost } from './hosts.js';
+import type { Bin } from './pack.js';
+import type { SupplyType } from './supply.js';
+import type { HostGroup, TargetPlan } from './target.js';
+
+export interface PlanInput {
+  gpus: readonly GpuEntry[];
+  workloads: readonly WorkloadEntry[];
+  definitions: readonly WorkloadDefinition[];
+  kubernetes?: KubernetesSection;
+}
+
+export interface PlanOptions extends RecommendOptions {
+  basis: PlanBasis;
+}
+
+export interface PlanOutcome {
+  plan: Plan;
+  findings: Finding[];
+  /** The plan's steps as recommendations (the fields of schemaVersion 1). */
+  recommendations: Recommendation[];
+}
+
+/** What the steps and findings are made from. */
+export interface PlanParts {
+  demands: readonly PlanDemand[];
+  groups: readonly HostGroup[];
+  target: TargetPlan;
+  instances: readonly TargetInstance[];
+  hosts: readonly CurrentHost[];
+  /** Groups kept because the telemetry did not show all their GPUs: what moving their workloads would save were the unseen GPUs free. */
+  unseen: ReadonlyMap<string, UnseenSaving>;
+  options: PlanOptions;
+}
+
+export interface UnseenSaving {
+  workloads: string[];
+  /** The cheapest purchase for each workload alone, e.g. `2 x p5.4xlarge`. */
+  to: string;
+  monthlySavingsUsd: number;
+}
+
+/** An instance of the target fleet: a kept host, or one the plan buys (a packed bin). */
+export interface TargetInstance {
+  name: string;
+  type: SupplyType['instance'];
+  /** Per hour at the planning term. */
+  hourlyUsd: number;
+  basis: 'kept' | 'planned';
+  observedGpus: number;
+  demands: PlanDemand[];
+  /** Where spot pays: the expected cost per hour it runs (lost work included) and the share of hours it runs. */
+  spot?: { hourlyUsd: number; runShare: number; onDemandHourlyUsd: number };
+  bin?: Bin;
+  host?: CurrentHost;
+}
