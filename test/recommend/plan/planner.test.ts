@@ -94,6 +94,18 @@ describe('instances are bought whole', () => {
   });
 });
 
+describe('no silence', () => {
+  it('keeps a 100 GiB model on its H200 and says what was tried and why each kind of type failed', () => {
+    const h200 = board('big-host', 0, { modelKey: 'h200-sxm-141gb', instanceType: 'h200.8x', basis: 'inferred', hourlyUsd: 8, peakGiB: 100, p95Pct: 50 });
+    const outcome = planOf({ gpus: [h200], workloads: [workload('big', [h200], { peakGiB: 100, p95Pct: 50, kind: 'training' })] }, CATALOG);
+    // 115 GiB fits no 80 GB or smaller GPU, and a job keeps its one GPU: only h200.8x holds it, at the price it has now.
+    const big = placementOf(outcome, 'big');
+    expect(big.action).toBe('keep');
+    expect(big.reason).toBe('kept: the cheapest purchase for it alone, 1 x h200.8x at $64.00/h, saves nothing against keeping big-host ($64.00/h); 8 instance types tried in aws/us-east-1 (7 too little VRAM)');
+    expect(outcome.plan.alternatives.filter((alternative) => alternative.workload === 'big').map((alternative) => alternative.reason)).toEqual(['ruled out: too little VRAM']);
+  });
+});
+
 describe('cause before size', () => {
   it('feeds an input-bound GPU with CPU and never moves it to a smaller GPU', () => {
     const gpu = board('train-node', 0, { instanceType: 'h100.1x', hourlyUsd: 7, peakGiB: 30, meanPct: 35, p95Pct: 45 });
