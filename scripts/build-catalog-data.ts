@@ -291,12 +291,27 @@ function migMemory(value: Json, where: string): { range: MigProfile['memoryGiB']
   return { range: { min, max }, note: match[3] === undefined ? null : `lgip GiB ${match[3]}` };
 }
 
-function migProfile(item: Json, where: string): MigProfile {
+/**
+ * Instance memory the reference leaves null but a capture shows: `nvidia-smi` of an H100 80GB HBM3
+ * with 3g + 2g + 1g + 1g instances (driver 590.48.01, 2026-07-14; the shared corpus,
+ * nvidia-smi-csv/nvgpuexp-capture-linux-h100-mig-590.48.01.txt, "MIG devices" table) prints 40,448,
+ * 20,096 and 9,984 MiB. 1g.20gb holds the 2 memory slices of 2g.20gb and 4g.40gb the 4 of 3g.40gb,
+ * and take their memory. Without these the fallback (the name's decimal GB) pushed a 38-40 GB need
+ * to 7g.
+ */
+const CAPTURED_MIG_MEMORY_MIB: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  'H100-80GB': { '1g.20gb': 20096, '2g.20gb': 20096, '3g.40gb': 40448, '4g.40gb': 40448 },
+};
+const CAPTURED_MIG_SOURCE = 'CAPTURE_H100_590';
+
+function migProfile(item: Json, where: string, table: string): MigProfile {
   const p = record(item, where);
   const name = text(p.name, `${where}.name`);
   const nominal = /^\d+g\.(\d+)gb/.exec(name);
   if (nominal === null) fail(where, `profile name "${name}" is not <C>g.<MEM>gb`);
-  const memory = migMemory(p.memory_gib_nvidia_smi_lgip, `${where}.memory_gib_nvidia_smi_lgip`);
+  const captured = CAPTURED_MIG_MEMORY_MIB[table]?.[name];
+  const read = migMemory(p.memory_gib_nvidia_smi_lgip, `${where}.memory_gib_nvidia_smi_lgip`);
+  const memory = read.range === null && captured !== undefined ? { range: { min: captured / 1024, max: captured / 1024 }, note: 'memory from an nvidia-smi capture (CAPTURE_H100_590)' } : read;
   const notes = [memory.note, optionalText(p.note, `${where}.note`), optionalText(p.media_extensions, `${where}.media_extensions`)]
     .filter((n): n is string => n !== null);
   const profile: MigProfile = {
@@ -305,14 +320,14 @@ function migProfile(item: Json, where: string): MigProfile {
     computeSlices: num(p.compute_slices, `${where}.compute_slices`),
     memorySlices: num(p.memory_slices, `${where}.memory_slices`),
     memoryGiB: memory.range,
-    memoryMiB: memory.range === null ? null : Math.round(memory.range.min * 1024),
+    memoryMiB: memory.range === null ? null : captured ?? Math.round(memory.range.min * 1024),
     nominalMemoryGB: Number(nominal[1]),
     smCount: optionalNum(p.sm_count, `${where}.sm_count`),
     maxInstances: num(p.max_instances, `${where}.max_instances`),
     placementStarts: list(p.placement_starts, `${where}.placement_starts`).map((s, i) => num(s, `${where}.placement_starts[${i}]`)),
     placementSizeSlots: num(p.placement_size_slots, `${where}.placement_size_slots`),
     mediaExtensions: name.includes('+me'),
-    sources: texts(p.source, `${where}.source`),
+    sources: [...texts(p.source, `${where}.source`), ...(captured !== undefined && read.range === null ? [CAPTURED_MIG_SOURCE] : [])],
   };
   if (notes.length > 0) profile.note = notes.join('; ');
   return profile;
@@ -334,7 +349,7 @@ export function buildMigTables(reference: Json): MigGpuTable[] {
       minDriver: optionalText(g.min_driver, `${where}.min_driver`),
       placementsVerified: g.placements_verified === true,
       placementsSource: text(g.placements_source, `${where}.placements_source`),
-      profiles: list(g.profiles, `${where}.profiles`).map((p, i) => migProfile(p, `${where}.profiles[${i}]`)),
+      profiles: list(g.profiles, `${where}.profiles`).map((p, i) => migProfile(p, `${where}.profiles[${i}]`, key)),
       migPartedConfigs: Object.fromEntries(
         Object.entries(configs).map(([name, layout]) => [
           name,

@@ -13,7 +13,9 @@ const mib = (value: unknown): string => `${Math.round(Number(value))} MiB`;
 
 /** What counted as idle: a signal below the threshold, or (MIG, no utilization) no compute process. */
 const idleRule = (e: Evidence): string =>
-  e.computeBasis === 'processes' ? 'no compute process running' : `${String(e.computeBasis)} below ${String(e.idleThresholdPct)}%`;
+  e.migSliceWeighted === true
+    ? 'its MIG instances\' idle time by compute slices, unpartitioned slices idle'
+    : e.computeBasis === 'processes' ? 'no compute process running' : `${String(e.computeBasis)} below ${String(e.idleThresholdPct)}%`;
 
 const MESSAGES: Record<AnalysisFindingCode, (evidence: Evidence) => string> = {
   'idle-gpu': (e) => `Idle ${percent(e.idleFraction)} of ${hours(e.gpuHours)} observed (${hours(e.idleHours)} idle: ${idleRule(e)}).`,

@@ -23,7 +23,7 @@ function shortWindow(gpus: readonly GpuEntry[], windowSeconds: number): Finding 
   return finding('short-window', rule.severity, 'fleet', { windowSeconds, windowHours, minWindowHours: rule.minWindowHours, pointValuesOnly });
 }
 
-function idleGpu(gpu: GpuEntry, options: AnalysisOptions): Finding | null {
+function idleGpu(gpu: GpuEntry, options: AnalysisOptions, migBoard: boolean): Finding | null {
   const rule = FINDING_RULES['idle-gpu'];
   if (gpu.idleFraction === null || gpu.gpuHours < rule.minObservedHours || gpu.idleFraction < rule.minIdleFraction) return null;
   const severity = gpu.idleFraction >= rule.errorIdleFraction ? rule.errorSeverity : rule.severity;
@@ -33,6 +33,7 @@ function idleGpu(gpu: GpuEntry, options: AnalysisOptions): Finding | null {
     gpuHours: gpu.gpuHours,
     computeBasis: gpu.computeBasis,
     idleThresholdPct: options.idleThresholdPct,
+    ...(migBoard ? { migSliceWeighted: true } : {}),
   });
 }
 
@@ -65,8 +66,9 @@ function vramOverprovisioned(gpu: GpuEntry): Finding | null {
 /** The fleet finding first, then each device's in report order: idle-gpu or low-compute, then vram-overprovisioned. */
 export function gpuFindings(gpus: readonly GpuEntry[], windowSeconds: number, options: AnalysisOptions): Finding[] {
   const findings: (Finding | null)[] = [shortWindow(gpus, windowSeconds)];
+  const migBoards = new Set(gpus.flatMap((gpu) => (gpu.parentId === null ? [] : [gpu.parentId])));
   for (const gpu of gpus) {
-    const idle = idleGpu(gpu, options);
+    const idle = idleGpu(gpu, options, migBoards.has(gpu.id));
     findings.push(idle ?? lowCompute(gpu), vramOverprovisioned(gpu));
   }
   return findings.filter((entry) => entry !== null);

@@ -25,6 +25,7 @@ export { gpuEntriesFromAggregates } from './aggregates.js';
 export { containerCpuFromTotals, hostCpuFromTotals, pipelineInputs } from './cpu-pipeline/index.js';
 export { attributeKubernetes, nodesByHost, podsOnDevices } from './kubernetes.js';
 export { identifyModels, priceGpus, type PricingSettings } from './pricing.js';
+export { accountMigBoards } from './mig-accounting.js';
 export type { PodAssignmentRecord } from './pod-assignments.js';
 export { UNASSIGNED, detectPreallocation, matchesGlob, profileWorkloads } from './workloads/index.js';
 export type { WorkloadDefinition } from './workloads/index.js';

@@ -11,6 +11,7 @@ import {
   gpuEntriesFromAggregates,
   gpuFindings,
   hostCpuFromTotals,
+  accountMigBoards,
   identifyModels,
   nodesByHost,
   pipelineInputs,
@@ -164,7 +165,7 @@ async function finishAudit({ profile, sources, failures, transfer }: ReadProfile
   const inventory = mergeInventories(kubernetesReads);
   const nodeOfHost = nodesByHost(inventory.nodes, new Set(profile.gpus.map((gpu) => gpu.host)));
   const catalog = options.catalog ?? (await loadCatalog());
-  const gpus = priceGpus(identifyModels(profile.gpus, profile.deviceFacts), { ...options, catalog, nodeOfHost });
+  const gpus = accountMigBoards(priceGpus(identifyModels(profile.gpus, profile.deviceFacts), { ...options, catalog, nodeOfHost }));
   const podAssignments = profile.podAssignments ?? new Map();
   const kubernetes = kubernetesReads.length === 0 ? undefined : attributeKubernetes({ inventory, gpus, podAssignments, idleThresholdPct: options.idleThresholdPct });
   const workloads = (options.workloads ?? []).length === 0

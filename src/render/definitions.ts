@@ -57,7 +57,7 @@ export const FIGURE_DEFINITIONS: readonly FigureDefinition[] = [
     figure: 'Idle (%), idle hours',
     unit: 'percent, hours',
     meaning:
-      'Time in which the compute signal stayed below the idle threshold, as a share of the device\'s observed time and in hours. Readings without duration (a lone snapshot) give the share of readings that were idle, and 0 hours. A MIG device\'s idleness comes from DCGM where present, else from whether processes ran on it.',
+      'Time in which the compute signal stayed below the idle threshold, as a share of the device\'s observed time and in hours. Readings without duration (a lone snapshot) give the share of readings that were idle, and 0 hours. A MIG device\'s idleness comes from DCGM where present, else from whether processes ran on it. A GPU in MIG mode is idle by its instances, weighted by compute slices, with the slices no instance holds idle all along: (sum of instance idle share x its slices + unpartitioned slices) / the GPU\'s slices (7 on A100 and H100), so an instance that never runs is waste in the fleet figures.',
   },
   {
     figure: 'Waste (%)',
@@ -134,7 +134,7 @@ export const FIGURE_DEFINITIONS: readonly FigureDefinition[] = [
     figure: 'Cost per hour',
     unit: 'USD per hour',
     meaning:
-      'The instance\'s hourly price at the pricing model in force, divided by the GPUs the instance holds, from the catalog named above. A device\'s cost over the window is its GPU-hours times this price.',
+      'The instance\'s hourly price at the pricing model in force, divided by the GPUs the instance holds, from the catalog named above. A device\'s cost over the window is its GPU-hours times this price. A MIG device costs its share of the board: its compute slices / the GPU\'s slices; the fleet\'s cost counts each board once.',
   },
   {
     figure: 'Monthly cost, monthly waste',

@@ -84,10 +84,11 @@ describe('proposals for the demo fleet', async () => {
   });
 
   it('proposes check limits the fleet meets today, rounded outwards to a multiple of 5', () => {
-    // The demo's waste is 59.84 % -> the next multiple of 5 above, 60; mean compute 36.8 % -> 35.
-    expect(report.summary.wastePct).toBeCloseTo(59.84, 2);
-    expect(report.summary.meanComputePct).toBeCloseTo(36.8, 1);
-    expect(proposeThresholds(report)).toEqual({ maxWastePct: 60, minUtilization: 35 });
+    // The demo's waste is 63.41 % (idle MIG slices included) -> the next multiple of 5 above, 65;
+    // mean compute 33.3 % -> 30.
+    expect(report.summary.wastePct).toBeCloseTo(63.41, 2);
+    expect(report.summary.meanComputePct).toBeCloseTo(33.3, 1);
+    expect(proposeThresholds(report)).toEqual({ maxWastePct: 65, minUtilization: 30 });
   });
 });
 

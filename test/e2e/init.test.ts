@@ -77,7 +77,8 @@ describe('init with scripted answers', () => {
       ['notebooks', 'interactive', 'research', undefined],
       ['llama-pretrain', 'training', 'foundation', undefined],
     ]);
-    expect(config.thresholds).toEqual({ 'max-waste-pct': 60, 'min-utilization': 35 });
+    // The demo wastes 63.4 % (up to 65) at a mean compute of 33.3 % (down to 30).
+    expect(config.thresholds).toEqual({ 'max-waste-pct': 65, 'min-utilization': 30 });
     expect(config.pricing).toEqual({ provider: 'aws', model: 'on-demand' });
 
     const report = auditDemoWith(file);

@@ -41,7 +41,7 @@ describe('gpu-audit report', () => {
     const run = runBuiltCli(['report', saved]);
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('GPU audit report');
-    expect(run.stdout).toContain('waste      59.8% of GPU-hours idle');
+    expect(run.stdout).toContain('waste      63.4% of GPU-hours idle');
   });
 
   it('renders CSV with one row per GPU and MIG device', () => {

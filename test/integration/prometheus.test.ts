@@ -153,9 +153,14 @@ describe('audit --prometheus against a real Prometheus holding the demo fleet', 
     expect(fromPrometheus.gpus.map((gpu) => gpu.id)).toEqual(fromFiles.gpus.map((gpu) => gpu.id));
     expect(fromPrometheus.gpus).toHaveLength(22);
     for (const [file, prom] of pairs()) {
-      for (const field of ['host', 'index', 'uuid', 'pciBusId', 'model', 'modelKey', 'memoryTotalMiB', 'parentId', 'instanceType', 'hourlyCostUsd', 'samples'] as const) {
+      for (const field of ['host', 'index', 'uuid', 'pciBusId', 'model', 'modelKey', 'memoryTotalMiB', 'parentId', 'instanceType', 'samples'] as const) {
         expect(prom[field], `${file.id} ${field}`).toEqual(file[field]);
       }
+      // A MIG instance's price is its board's share by compute slices: known where its profile
+      // is. These series carry no GPU_I_PROFILE, and memory alone does not tell 3g.40gb from
+      // 4g.40gb, so such an instance stays unpriced rather than priced on a guess.
+      if (file.parentId === null || prom.migProfile !== null) expect(prom.hourlyCostUsd, `${file.id} hourlyCostUsd`).toEqual(file.hourlyCostUsd);
+      else expect(prom.hourlyCostUsd, `${file.id} hourlyCostUsd`).toBeNull();
       // First and last seen are steps of the 5-minute grid: the first step at or after the first
       // sample, the last step that still sees the last sample (Prometheus' 5-minute lookback).
       const firstLag = Date.parse(prom.firstSeen!) - Date.parse(file.firstSeen!);

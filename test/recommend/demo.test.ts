@@ -38,6 +38,18 @@ describe('the plan for the demo fleet', () => {
     expect(plan.current.instances.find((row) => row.hosts.includes('infer-h200-01'))).toMatchObject({ instanceType: 'p5en.48xlarge', count: 1, observedGpus: 2, monthlyUsd: 46206.08 });
   });
 
+  it('counts the MIG host\'s idle instances and unpartitioned slice in the fleet\'s waste (fixtures/demo/README.md)', () => {
+    const boards = report.gpus.filter((gpu) => gpu.host === 'mig-a100-01' && gpu.parentId === null);
+    // The sample counts of the README; the drift of 300 or 301 s a sample moves the time-weighted figures in the sixth digit.
+    expect(boards.map((gpu) => gpu.idleFraction)).toEqual([1008 / 2184, 2004 / 2184].map((value) => expect.closeTo(value, 4)));
+    const [first] = boards;
+    // Each instance carries its share of the board: GI 2 (3g) is 3/7 of it.
+    const gi2 = report.gpus.find((gpu) => gpu.parentId === first!.id && gpu.migProfile === '3g.40gb')!;
+    expect(gi2.hourlyCostUsd).toBeCloseTo((first!.hourlyCostUsd! * 3) / 7, 12);
+    const idle = report.gpus.filter((gpu) => gpu.parentId === null).reduce((sum, gpu) => sum + gpu.idleHours, 0);
+    expect(report.summary.idleGpuHours).toBeCloseTo(idle, 9);
+  });
+
   it('places every workload exactly once', () => {
     const names = report.workloads.map((workload) => workload.name).sort();
     expect(report.plan!.placements.map((placement) => placement.workload).sort()).toEqual(names);

@@ -65,10 +65,15 @@ describe('MIG packing', () => {
   });
 
   it('reads a profile whose memory was never captured as its decimal GB, a lower bound', () => {
-    const profile = migTableFor('h100-sxm-80gb')!.profiles.find((candidate) => candidate.name === '3g.40gb')!;
-    expect(profile.memoryMiB).toBeNull();
-    // 40 GB = 40e9 bytes / 2^20 = 38,146.97 -> 38,146 MiB.
-    expect(profileMemoryMiB(profile)).toBe(38146);
+    const profile = migTableFor('gb200')!.profiles.find((candidate) => candidate.memoryMiB === null)!;
+    // N GB = N x 10^9 bytes / 2^20, rounded down.
+    expect(profileMemoryMiB(profile)).toBe(Math.floor((profile.nominalMemoryGB * 1e9) / 2 ** 20));
+  });
+
+  it('takes the H100 80GB instance memory nvidia-smi printed: a 38 GiB need fits 3g.40gb, not 7g', () => {
+    // 3g.40gb: 40,448 MiB in the capture; the decimal fallback (38,146 MiB) left 38 GiB (38,912 MiB) to 7g.80gb.
+    expect(profileMemoryMiB(migTableFor('h100-sxm-80gb')!.profiles.find((candidate) => candidate.name === '3g.40gb')!)).toBe(40448);
+    expect(smallestProfile('h100-sxm-80gb', 38 * 1024, 3)?.name).toBe('3g.40gb');
   });
 
   it('packs two ~61 GiB H200 replicas into 3g.71gb instances of one H200 and writes the mig-parted config', () => {

@@ -1,9 +1,9 @@
 /**
  * Hourly cost of each assignable device. A physical GPU costs its catalog price per GPU-hour
- * (GpuEntry.hourlyCostUsd). A MIG-enabled board's price is split among its MIG devices in
- * proportion to their compute slices (the N of an `Ng.XXgb` profile), so the whole board is
- * paid for by its instances, slices left unpartitioned included; where a profile is unknown
- * the board is split equally.
+ * (GpuEntry.hourlyCostUsd). A MIG device costs the share of its board that ../mig-accounting.ts
+ * gave it (its compute slices / the GPU's; unpartitioned slices are no workload's, and idle).
+ * Where that share is unknown (a profile or MIG table the catalog lacks) the board's price is
+ * split among its devices by their slices, else equally.
  */
 import type { GpuEntry } from '../../model/index.js';
 
@@ -23,6 +23,11 @@ export function deviceHourlyCosts(gpus: readonly GpuEntry[]): Map<string, number
     else childrenOf.set(gpu.parentId, [...(childrenOf.get(gpu.parentId) ?? []), gpu]);
   }
   for (const [parentId, children] of childrenOf) {
+    // Shares of the board set by ../mig-accounting.ts (slices / the GPU's slices) stand as they are.
+    if (children.every((child) => child.hourlyCostUsd !== null)) {
+      for (const child of children) costs.set(child.id, child.hourlyCostUsd);
+      continue;
+    }
     const parentCost = costs.get(parentId) ?? null;
     const slices = children.map(computeSlices);
     const known = slices.every((count) => count !== undefined && count > 0);

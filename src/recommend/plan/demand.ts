@@ -63,6 +63,8 @@ export interface DemandContext {
   podsByGpu: ReadonlyMap<string, readonly KubernetesPodEntry[]>;
   /** gpu-audit.yaml's tensor-parallel width of a workload's model (`model.gpusPerReplica`). */
   gpusPerReplicaOf: (workload: string) => number | undefined;
+  /** MIG instances of a workload that ran at all in the window; undefined where not known. */
+  usedInstancesOf: (workload: string) => number | undefined;
 }
 
 /** The GPU-bound threshold of the pipeline verdict: a fed GPU should reach it (analysis/cpu-pipeline/verdict.ts). */
@@ -148,7 +150,9 @@ export function planDemand(unit: DemandUnit, hosts: readonly string[], context: 
   const split = unit.kind === 'inference';
   // A service is a replica per GPU unless its model is declared split wider; a job holds all its GPUs as one.
   const gpusPerReplica = slice !== null ? 1 : split ? Math.min(unit.gpuCount, declaredWidth ?? 1) : unit.gpuCount;
-  const currentReplicas = slice !== null ? 1 : Math.max(1, Math.floor(unit.gpuCount / gpusPerReplica));
+  // A workload in MIG slices holds one replica per instance; an instance that never ran is not carried over.
+  const currentReplicas = slice !== null ? unit.gpuCount : Math.max(1, Math.floor(unit.gpuCount / gpusPerReplica));
+  const observedReplicas = slice !== null ? Math.max(1, context.usedInstancesOf(unit.id) ?? unit.gpuCount) : currentReplicas;
   const serving = unit.serving;
   const declaredReplicas = serving?.perGpuThroughputPerSecond != null && serving.peakDemandPerSecond != null
     ? ceilTolerant((serving.peakDemandPerSecond / serving.perGpuThroughputPerSecond / gpusPerReplica) * (1 + DEFAULT_POOL_HEADROOM))
@@ -166,7 +170,7 @@ export function planDemand(unit: DemandUnit, hosts: readonly string[], context: 
     unit,
     hosts: [...hosts],
     disposition: disposition(unit, workload, need),
-    replicas: useDeclared ? declared.replicas : currentReplicas,
+    replicas: useDeclared ? declared.replicas : observedReplicas,
     currentReplicas,
     gpusPerReplica,
     shape: split ? 'split' : 'fixed',

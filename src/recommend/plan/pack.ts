@@ -18,8 +18,9 @@ export interface Item {
   memoryMiB: number;
   /** Types it fits on, with the GPUs it takes there. */
   allowed: ReadonlySet<SupplyType>;
-  /** For a GPU of MIG slices: the profiles it holds. */
+  /** For a GPU of MIG slices: the profiles it holds, and which workload each slice is for. */
   profiles?: readonly string[];
+  slices?: readonly { workload: string; profile: string }[];
 }
 
 export interface Bin {

@@ -7,7 +7,7 @@
 import { spotPriceOf } from './spot.js';
 import type { PlanInput, PlanOptions, PlanOutcome, PlanParts, TargetInstance, UnseenSaving } from './types.js';
 import { type GpuEntry, type KubernetesPodEntry, type Placement, type PlanAlternative, type PlanInstance, type WorkloadEntry } from '../../model/index.js';
-import { interconnectOf } from '../../catalog/index.js';
+import { interconnectOf, migTableFor, type MigProfile } from '../../catalog/index.js';
 import { demandUnitsFromGpus } from '../demand-units.js';
 import { demandUnitsFromWorkloads } from '../workload-units.js';
 import type { DemandUnit } from '../types.js';
@@ -197,6 +197,16 @@ function gpusPerReplicaOf(definitions: PlanInput['definitions']): (workload: str
   return (workload) => byName.get(workload) ?? undefined;
 }
 
+/** Of a workload's MIG instances, those not idle the whole window. */
+function usedInstancesOf(gpus: readonly GpuEntry[], workloads: ReadonlyMap<string, WorkloadEntry>): (workload: string) => number | undefined {
+  const byId = new Map(gpus.map((gpu) => [gpu.id, gpu]));
+  return (workload) => {
+    const devices = workloads.get(workload)?.gpus.map((id) => byId.get(id)).filter((gpu): gpu is GpuEntry => gpu !== undefined && gpu.parentId !== null);
+    if (devices === undefined || devices.length === 0 || devices.some((gpu) => gpu.idleFraction === null)) return undefined;
+    return devices.filter((gpu) => gpu.idleFraction! < 1).length;
+  };
+}
+
 export function planFleet(input: PlanInput, options: PlanOptions): PlanOutcome {
   const units = unitsOf(input, options);
   const hosts = currentHosts(input.gpus, options.catalog, options.pricing, options.region);
@@ -208,6 +218,7 @@ export function planFleet(input: PlanInput, options: PlanOptions): PlanOutcome {
     workloads,
     podsByGpu: podsByGpu(input.kubernetes?.pods ?? []),
     gpusPerReplicaOf: gpusPerReplicaOf(input.definitions),
+    usedInstancesOf: usedInstancesOf(input.gpus, workloads),
   };
   const demands = units.map((unit) => planDemand(unit, [...new Set(unit.gpuIds.map((id) => hostOfGpu.get(id)).filter((host): host is string => host !== undefined))], context));
   const hostByName = new Map(hosts.map((host) => [host.host, host]));
@@ -316,16 +327,22 @@ function unseenSavings(groups: readonly HostGroup[], hostByName: ReadonlyMap<str
   return result;
 }
 
+/** The share of a GPU a MIG slice is: its compute slices over the GPU's. */
+function sliceShare(modelKey: string, slice: MigProfile): number {
+  return slice.computeSlices / (migTableFor(modelKey)?.computeSlicesTotal ?? 7);
+}
+
 function placementOf(demand: PlanDemand, group: HostGroup, target: ReturnType<typeof chooseTarget>, considered: ReadonlyMap<string, MovingDemand>, binsOf: ReadonlyMap<string, Bin[]>, nameOfBin: ReadonlyMap<Bin, string>): Placement {
   const id = demand.unit.id;
   const outcome = target.outcomes.get(group.id)!;
-  const gpusNow = demand.slice === null ? demand.unit.gpuCount : demand.slice.computeSlices / 7;
+  // A workload in MIG slices keeps the instances it used (a repartition step gives back the rest).
+  const sliceGpus = demand.slice === null ? null : sliceShare(demand.unit.modelKey, demand.slice);
   const here = {
     instanceType: demand.unit.instanceType,
     host: demand.hosts.join(', ') || null,
-    replicas: demand.currentReplicas,
-    gpusPerReplica: demand.slice === null ? demand.gpusPerReplica : round2(gpusNow),
-    gpus: round2(gpusNow),
+    replicas: sliceGpus === null ? demand.currentReplicas : demand.replicas,
+    gpusPerReplica: sliceGpus === null ? demand.gpusPerReplica : round2(sliceGpus),
+    gpus: sliceGpus === null ? demand.unit.gpuCount : round2(sliceGpus * demand.replicas),
     migProfile: demand.slice?.name ?? null,
   };
   if (demand.disposition.kind === 'release' && outcome !== 'keep') {
@@ -343,7 +360,7 @@ function placementOf(demand: PlanDemand, group: HostGroup, target: ReturnType<ty
   const moving = target.moving.get(id)!;
   const item = bins[0]?.items.find((entry) => entry.demand.split('\u0000').includes(id));
   const fit = moving.fits.find((candidate) => candidate.type === bins[0]?.type && (item === undefined || item.gpus === candidate.gpus || candidate.slice !== null));
-  const perReplica = fit?.slice != null ? round2(fit.slice.computeSlices / 7) : (fit?.gpus ?? demand.gpusPerReplica);
+  const perReplica = fit?.slice != null ? round2(sliceShare(fit.type.instance.gpuModelKey, fit.slice)) : (fit?.gpus ?? demand.gpusPerReplica);
   return {
     workload: id,
     action: 'move',
@@ -365,7 +382,10 @@ function moveReason(demand: PlanDemand, moving: MovingDemand, bins: readonly Bin
     : need.basis === 'declared'
       ? `the compute of the ${demand.unit.modelKey} its throughput was declared on`
       : `up to the whole current ${demand.slice === null ? 'GPU' : `${demand.slice.name} slice`} (no compute signal said less)`;
-  return `needs ${vram} and ${compute}, ${demand.replicas} replica${demand.replicas === 1 ? '' : 's'}; ${describeBins(bins)} holds it${bins.length > 0 && bins[0]!.items.length > 1 ? ' with other workloads' : ''} at the least cost found in ${moving.scope}`;
+  const unused = demand.slice !== null && demand.replicas < demand.currentReplicas
+    ? ` (${demand.currentReplicas - demand.replicas} of its ${demand.currentReplicas} MIG instances never ran: not carried over)`
+    : '';
+  return `needs ${vram} and ${compute}, ${demand.replicas} replica${demand.replicas === 1 ? '' : 's'}${unused}; ${describeBins(bins)} holds it${bins.length > 0 && bins[0]!.items.length > 1 ? ' with other workloads' : ''} at the least cost found in ${moving.scope}`;
 }
 
 /** Purchases on other GPU models listed per workload. */

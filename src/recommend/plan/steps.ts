@@ -112,20 +112,38 @@ function migConfigName(instance: string): string {
 
 /**
  * One mig-parted config file for the new instances that hold MIG slices: a named config per
- * instance (its own device indices, its whole GPUs with MIG off), and which node label selects it.
+ * instance (its own device indices, its whole GPUs with MIG off), the node label that selects it
+ * (the GPU Operator's MIG manager applies the config a node is labelled with), and what each
+ * workload's pods request. The mixed strategy names every profile as its own resource, so any
+ * layout is requested as written; the single strategy would need one profile per node.
  */
-function migConfigs(instances: readonly TargetInstance[]): string | undefined {
+function migConfigs(instances: readonly TargetInstance[], labelOf: (workload: string) => string): string | undefined {
   const nodes: MigPartedNode[] = [];
-  const labels: string[] = [];
+  const lines: string[] = [];
+  const requests = new Map<string, Map<string, number>>();
   for (const instance of instances) {
     const sliced = instance.bin?.items.filter((item) => item.profiles !== undefined) ?? [];
     if (sliced.length === 0 || migTableFor(instance.type.gpuModelKey) === undefined) continue;
     const name = migConfigName(instance.name);
     nodes.push({ name, gpus: sliced.map((item) => ({ profiles: [...item.profiles!], units: item.demand.split('\u0000') })), gpuCount: instance.type.gpuCount });
-    labels.push(`#   ${instance.name}: nvidia.com/mig.config=${name}`);
+    lines.push(`#   ${instance.name}: kubectl label node <its node> nvidia.com/mig.config=${name} --overwrite`);
+    for (const slice of sliced.flatMap((item) => item.slices ?? [])) {
+      const counts = requests.get(slice.workload) ?? new Map<string, number>();
+      counts.set(slice.profile, (counts.get(slice.profile) ?? 0) + 1);
+      requests.set(slice.workload, counts);
+    }
   }
   if (nodes.length === 0) return undefined;
-  return `# mig-parted config (the GPU Operator's mig-manager ConfigMap, or nvidia-mig-parted apply -f); label each node:\n${labels.join('\n')}\n${migPartedConfigs(nodes)}`;
+  const asked = [...requests.entries()].map(([workload, counts]) => `#   ${labelOf(workload)}: ${[...counts.entries()].map(([profile, count]) => `nvidia.com/mig-${profile}: 1 per pod (${count} slice${count === 1 ? '' : 's'} in all)`).join(', ')}`);
+  return [
+    '# mig-parted config: add these named configs to the GPU Operator\'s MIG manager ConfigMap (or nvidia-mig-parted apply -f on the host).',
+    '# Label each node with the config it takes:',
+    ...lines,
+    '# MIG strategy mixed (ClusterPolicy mig.strategy: mixed; the device plugin\'s MIG_STRATEGY=mixed).',
+    '# Pods request their slice under resources.limits:',
+    ...asked,
+    migPartedConfigs(nodes),
+  ].join('\n');
 }
 
 function moveSteps(parts: PlanParts): PlanStep[] {
@@ -162,7 +180,7 @@ function moveSteps(parts: PlanParts): PlanStep[] {
     const currentHourly = groups.reduce((sum, group) => sum + (group.hourlyUsd ?? 0), 0);
     const targetHourly = landing.reduce((sum, instance) => sum + instance.hourlyUsd, 0);
     const reasons = weaknessesOf(demands.map((demand) => demand.unit), settingsOf(parts), { vram: true, compute: true });
-    const config = migConfigs(landing);
+    const config = migConfigs(landing, (workload) => parts.demands.find((demand) => demand.unit.id === workload)?.unit.label ?? workload);
     const to = landing.length === 0 ? 'nothing' : `${countedTypes(landing.map((instance) => instance.type.name))} (${landing.map((instance) => `${instance.name}: ${instance.demands.map((demand) => demand.unit.label).join(', ')}`).join('; ')})`;
     steps.push({
       id: `move:${groups.map((group) => group.id).join(', ')}`,
@@ -281,10 +299,36 @@ function sidecarSteps(parts: PlanParts, workloads: ReadonlyMap<string, { sidecar
   return steps;
 }
 
+/**
+ * MIG instances that never ran, on hosts the plan keeps: the slice is paid for and idle. Giving it
+ * back changes no instance (0 saved) but frees it for a workload that needs one, or, with the
+ * others gone, the GPU.
+ */
+function repartitionSteps(parts: PlanParts): PlanStep[] {
+  return parts.groups.filter((group) => parts.target.outcomes.get(group.id) === 'keep').flatMap((group) =>
+    group.demands.filter((demand) => demand.slice !== null && demand.replicas < demand.currentReplicas && demand.disposition.kind !== 'release').map((demand) => {
+      const unused = demand.currentReplicas - demand.replicas;
+      return {
+        id: `repartition:${demand.unit.id}`,
+        action: 'repartition' as const,
+        workloads: [demand.unit.id],
+        from: `${demand.currentReplicas} x ${demand.slice!.name} held by ${demand.unit.label}, ${unused} never used in the window`,
+        to: `${demand.replicas} x ${demand.slice!.name}: repartition ${group.id} without the unused instance${unused === 1 ? '' : 's'} (mig-parted), and give the slices to a workload that needs them`,
+        monthlySavingsUsd: 0,
+        confidence: 'medium' as const,
+        confidenceReasons: [`${demand.unit.window.hours.toFixed(1)} h observed: an instance used less often than that looks unused`],
+        risks: ['repartitioning a GPU needs every instance on it drained'],
+        evidence: { migProfile: demand.slice!.name, instances: demand.currentReplicas, usedInstances: demand.replicas },
+        after: [],
+      };
+    }),
+  );
+}
+
 export function planSteps(parts: PlanParts, workloads: ReadonlyMap<string, { sidecars: { overheadPct: number | null; cpuCores: number | null; memoryMiB: number | null; monthlyCostUsd?: number | null } }>): PlanStep[] {
   const releases = parts.groups.filter((group) => parts.target.outcomes.get(group.id) === 'release').map((group) => releaseStep(group, parts));
   const moves = moveSteps(parts);
-  return [...moves, ...releases, ...commitSteps(parts, moves), ...feedSteps(parts), ...sidecarSteps(parts, workloads)];
+  return [...moves, ...releases, ...repartitionSteps(parts), ...commitSteps(parts, moves), ...feedSteps(parts), ...sidecarSteps(parts, workloads)];
 }
 
 /** The steps as recommendations: the fields of schemaVersion 1, every one counted in the total. */

@@ -84,6 +84,7 @@ function itemsOf(demands: readonly MovingDemand[], model: string): Item[] | unde
         memoryMiB: members.reduce((sum, member) => sum + (member.demand.demand.memoryPerReplicaMiB ?? 0), 0),
         allowed,
         profiles: gpu.profiles,
+        slices: gpu.units.map((unit, position) => ({ workload: byUnit.get(unit)!.demand.demand.unit.id, profile: gpu.profiles[position]! })),
       });
     }
   }

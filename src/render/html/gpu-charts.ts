@@ -162,7 +162,8 @@ function idleHours(report: Report, names: GpuNames): ChartSection | null {
 }
 
 function monthlyCost(report: Report, names: GpuNames): ChartSection | null {
-  const priced = orderedGpus(report).filter((gpu) => gpu.hourlyCostUsd !== null);
+  // Boards only: a MIG device's price is its share of its board's, whose bar holds it.
+  const priced = orderedGpus(report).filter((gpu) => gpu.parentId === null && gpu.hourlyCostUsd !== null);
   if (priced.length === 0) return null;
   const { shown, note } = capped(priced);
   const rows: BarRow[] = shown.map((gpu) => {

@@ -74,6 +74,34 @@ export function board(host: string, index: number, facts: BoardFacts = {}): GpuE
   };
 }
 
+/** A MIG device of a board in MIG mode: no utilization of its own, busy while a process runs. */
+export function migDevice(parent: GpuEntry, gpuInstance: number, profile: string, memoryTotalMiB: number, facts: { peakGiB?: number; idleFraction?: number } = {}): GpuEntry {
+  const peakMiB = (facts.peakGiB ?? 10) * GIB;
+  return {
+    ...parent,
+    id: `${parent.id}/${gpuInstance}`,
+    memoryTotalMiB,
+    migMode: null,
+    parentId: parent.id,
+    migProfile: profile,
+    instanceType: null,
+    instanceTypeBasis: null,
+    utilization: null,
+    computeBasis: 'processes',
+    memoryUsedMiB: { mean: peakMiB, p95: peakMiB, max: peakMiB },
+    vramHeadroomMiB: memoryTotalMiB - peakMiB,
+    vramHeadroomPct: ((memoryTotalMiB - peakMiB) / memoryTotalMiB) * 100,
+    idleFraction: facts.idleFraction ?? 0.5,
+    idleHours: 168 * (facts.idleFraction ?? 0.5),
+    hourlyCostUsd: null,
+  };
+}
+
+/** A board in MIG mode: its figures come from its instances. */
+export function migBoard(host: string, index: number, facts: BoardFacts = {}): GpuEntry {
+  return { ...board(host, index, facts), migMode: 'enabled', utilization: null, computeBasis: 'processes' };
+}
+
 export interface WorkloadFacts {
   kind?: string;
   tenant?: string;

@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PlanOutcome } from '../../../src/recommend/index.js';
-import { board, catalogOf, definition, instanceType, planOf, pod, workload } from './fleet.js';
+import { parse } from 'yaml';
+import { validateMigPartedConfig } from '../../../src/recommend/sharing/mig.js';
+import { board, catalogOf, definition, instanceType, migBoard, migDevice, planOf, pod, workload } from './fleet.js';
 
 /** Per GPU-hour: H200 $8; H100 $7 alone, $6 in the 8-GPU type; A100 80GB $5 (4 GPUs, NVSwitch); L40S $2 alone, $2.25 in 4 (PCIe); L4 $0.80-$1.00. */
 const CATALOG = catalogOf([
@@ -164,6 +166,53 @@ describe('constraints', () => {
     // $48 - $20 = $28/h x 730 = $20,440.
     expect(outcome.plan.monthlySavingsUsd).toBe(20440);
     expectBalanced(outcome);
+  });
+});
+
+describe('MIG across hosts', () => {
+  it('writes one mig-parted config per new node, on that node\'s own device indices, with its label and the resources pods request', () => {
+    // Two A100 hosts, each one GPU in MIG mode with two 3g.40gb instances in use. On an H100 a
+    // 3g.40gb slice holds each (30 GiB, 4 of 8 memory slices for the bandwidth of 3g on an A100),
+    // two to a GPU: two 1-GPU instances, each with device 0 only.
+    const catalog = catalogOf([instanceType('a100.1x', 'a100-sxm4-80gb', 1, 5), instanceType('h100.1x', 'h100-sxm-80gb', 1, 3)]);
+    const gpus = ['mig-a', 'mig-b'].flatMap((host) => {
+      const parent = migBoard(host, 0, { modelKey: 'a100-sxm4-80gb', instanceType: 'a100.1x', hourlyUsd: 5 });
+      return [parent, migDevice(parent, 1, '3g.40gb', 40192, { peakGiB: 26 }), migDevice(parent, 2, '3g.40gb', 40192, { peakGiB: 26 })];
+    });
+    const slices = gpus.filter((gpu) => gpu.parentId !== null);
+    const outcome = planOf({ gpus, workloads: slices.map((device, index) => workload(`svc-${index}`, [device], { peakGiB: 26, requiredGiB: 30 })) }, catalog);
+    // One move per host (nothing joins them), each with the config of the node it buys.
+    const texts = outcome.plan.steps.flatMap((candidate) => (candidate.config === undefined ? [] : [candidate.config.text]));
+    expect(texts).toHaveLength(2);
+    const text = texts.join('\n');
+    const configs = Object.assign({}, ...texts.map((one) => (parse(one) as { 'mig-configs': Record<string, unknown> })['mig-configs']));
+    expect(configs).toEqual({
+      'gpu-audit-h100.1x-1': [{ devices: [0], 'mig-enabled': true, 'mig-devices': { '3g.40gb': 2 } }],
+      'gpu-audit-h100.1x-2': [{ devices: [0], 'mig-enabled': true, 'mig-devices': { '3g.40gb': 2 } }],
+    });
+    expect(text).toContain('h100.1x #1: kubectl label node <its node> nvidia.com/mig.config=gpu-audit-h100.1x-1 --overwrite');
+    expect(text).toContain('h100.1x #2: kubectl label node <its node> nvidia.com/mig.config=gpu-audit-h100.1x-2 --overwrite');
+    expect(text).toContain('MIG strategy mixed');
+    expect(text).toContain('svc-0: nvidia.com/mig-3g.40gb: 1 per pod');
+    for (const one of texts) expect(validateMigPartedConfig('h100-sxm-80gb', one)).toMatchObject({ ok: true });
+    // $5 x 2 hosts = $10/h now, $3 x 2 = $6/h after: $4 x 730 = $2,920.
+    expect(outcome.plan.monthlySavingsUsd).toBe(2920);
+  });
+});
+
+describe('MIG instances that never ran', () => {
+  it('gives a kept host a repartition step for the instance nobody used, and plans no replica for it', () => {
+    // One board of a labelled 8-GPU A100 type seen: the host stays whole; the workload holds two
+    // 3g.40gb instances, one of which never ran.
+    const catalog = catalogOf([instanceType('a100.8x', 'a100-sxm4-80gb', 8, 40)]);
+    const parent = migBoard('a100-node', 0, { modelKey: 'a100-sxm4-80gb', instanceType: 'a100.8x', hourlyUsd: 5 });
+    const used = migDevice(parent, 1, '3g.40gb', 40192, { peakGiB: 20, idleFraction: 0.4 });
+    const unused = migDevice(parent, 2, '3g.40gb', 40192, { peakGiB: 0, idleFraction: 1 });
+    const outcome = planOf({ gpus: [parent, used, unused], workloads: [workload('eval', [used, unused], { peakGiB: 20, kind: 'batch' })] }, catalog);
+    expect(placementOf(outcome, 'eval')).toMatchObject({ action: 'keep', replicas: 1 });
+    const step = outcome.plan.steps.find((candidate) => candidate.action === 'repartition')!;
+    expect(step).toMatchObject({ workloads: ['eval'], monthlySavingsUsd: 0, evidence: { migProfile: '3g.40gb', instances: 2, usedInstances: 1 } });
+    expect(step.from).toBe('2 x 3g.40gb held by eval, 1 never used in the window');
   });
 });
 
