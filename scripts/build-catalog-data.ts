@@ -333,7 +333,52 @@ function migProfile(item: Json, where: string, table: string): MigProfile {
   return profile;
 }
 
+/**
+ * Boards the reference files under one MIG table whose per-profile SM counts are one board's.
+ * H100 PCIe (and H800 PCIe) has 114 SMs (gpus.json), not the SXM's 132 the table's counts were
+ * read on; the PCIe board's own per-profile counts are not in the reference, so its table claims
+ * none (profile inference then rests on memory alone) rather than the SXM's.
+ */
+const MIG_TABLE_SPLITS: readonly { from: string; key: string; productNames: readonly string[]; pciIdsMatching: RegExp; note: string }[] = [
+  {
+    from: 'H100-80GB',
+    key: 'H100-PCIe-80GB',
+    productNames: ['NVIDIA H100 PCIe'],
+    pciIdsMatching: /PCIe/,
+    note: 'H100 PCIe has 114 SMs, not the 132 of the SXM board the reference read its per-profile SM counts on; those counts are not claimed here',
+  },
+];
+
+function splitMigTables(tables: MigGpuTable[]): MigGpuTable[] {
+  const result: MigGpuTable[] = [];
+  for (const table of tables) {
+    const split = MIG_TABLE_SPLITS.find((entry) => entry.from === table.key);
+    if (split === undefined) {
+      result.push(table);
+      continue;
+    }
+    result.push({
+      ...table,
+      productNames: table.productNames.filter((name) => !split.productNames.includes(name)),
+      pciDeviceIds: table.pciDeviceIds.filter((id) => !split.pciIdsMatching.test(id)),
+    });
+    result.push({
+      ...table,
+      key: split.key,
+      productNames: [...split.productNames],
+      pciDeviceIds: table.pciDeviceIds.filter((id) => split.pciIdsMatching.test(id)),
+      profiles: table.profiles.map((profile) => ({ ...profile, smCount: null })),
+      notes: [...table.notes, split.note],
+    });
+  }
+  return result;
+}
+
 export function buildMigTables(reference: Json): MigGpuTable[] {
+  return splitMigTables(readMigTables(reference));
+}
+
+function readMigTables(reference: Json): MigGpuTable[] {
   const gpus = record(record(reference, 'mig-profiles.json').gpus, 'mig-profiles.json.gpus');
   return Object.entries(gpus).map(([key, value]) => {
     const where = `mig-profiles.json.gpus.${key}`;

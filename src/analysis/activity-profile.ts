@@ -4,7 +4,7 @@
  * (DESIGN.md section 5): the full interval as each sample is committed, the part of a gap
  * beyond the cap taken back at the end, then `settle(capMs)`.
  */
-import { type GpuTimeline, TIMELINE_MAX_BUCKETS } from '../model/index.js';
+import { type GpuComputeSeries, type GpuTimeline, TIMELINE_MAX_BUCKETS } from '../model/index.js';
 import type { LadderBasis } from './compute-ladder.js';
 import { computePercents, RUNG_COUNT, rungIndex } from './compute-percent.js';
 import { HourOfWeekSlots } from './hour-of-week.js';
@@ -55,9 +55,10 @@ export class ActivityProfile {
   }
 
   /** The report fields for a compute basis ('unknown': compute values all null, no hour-of-week). */
-  reportFields(basis: LadderBasis | 'unknown'): { timeline: GpuTimeline | null; hourOfWeekComputePct: (number | null)[] | null } {
+  reportFields(basis: LadderBasis | 'unknown'): { timeline: GpuTimeline | null; computeSeries: GpuComputeSeries | null; hourOfWeekComputePct: (number | null)[] | null } {
     const rung = basis === 'unknown' ? -1 : rungIndex(basis);
+    const computeSeries = this.buckets.toComputeSeries(rung);
     this.buckets.shrinkTo(TIMELINE_MAX_BUCKETS);
-    return { timeline: this.buckets.toTimeline(rung), hourOfWeekComputePct: this.hours.means(rung) };
+    return { timeline: this.buckets.toTimeline(rung), computeSeries, hourOfWeekComputePct: this.hours.means(rung) };
   }
 }

@@ -71,7 +71,7 @@ export function buildGpuEntry(device: DeviceFigures): GpuEntry {
   // Point values have no time to put in buckets: a device without timed weight has neither.
   const activity = timedMs > 0 && device.activity !== null
     ? device.activity.reportFields(computeBasis)
-    : { timeline: null, hourOfWeekComputePct: null };
+    : { timeline: null, computeSeries: null, hourOfWeekComputePct: null };
 
   const memoryUsedMiB = figures.memoryUsedStats();
   const memoryTotalMiB = device.inventory.memoryTotalMiB ?? device.timed.memoryTotalMiB() ?? device.points.memoryTotalMiB();
@@ -110,6 +110,7 @@ export function buildGpuEntry(device: DeviceFigures): GpuEntry {
     processes: device.processes,
     hourlyCostUsd: null,
     timeline: activity.timeline,
+    computeSeries: activity.computeSeries,
     hourOfWeekComputePct: activity.hourOfWeekComputePct,
     pcieRxMiBps: figures.pcieStats('pcieRxKiBps'),
     pcieTxMiBps: figures.pcieStats('pcieTxKiBps'),

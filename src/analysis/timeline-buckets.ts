@@ -24,14 +24,18 @@
  * they grew). A plain number array rather than a Float64Array: V8 keeps it unboxed all the
  * same and allocates it on its heap, where each small typed array costs an ArrayBuffer.
  */
-import { type GpuTimeline, TIMELINE_MAX_BUCKETS } from '../model/index.js';
+import type { GpuComputeSeries, GpuTimeline } from '../model/index.js';
 import { RUNG_COUNT } from './compute-percent.js';
 import { IsoTimes } from './iso-time.js';
 import { SharedBudget, type BudgetMember } from './shared-budget.js';
 
 export const BASE_BUCKET_MS = 60_000;
-/** Buckets held while streaming; `shrinkTo` brings them down to what the report shows. */
-export const STREAMING_BUCKET_CAP = 2 * TIMELINE_MAX_BUCKETS;
+/**
+ * Buckets held while streaming: a week of minutes, so that the joint demand of workloads that
+ * might share a GPU is judged minute by minute (GpuEntry.computeSeries); `shrinkTo` brings them
+ * down to what the charts show (TIMELINE_MAX_BUCKETS).
+ */
+export const STREAMING_BUCKET_CAP = 7 * 24 * 60;
 /**
  * Buckets held by all timelines of a fleet before they are widened (./shared-budget.ts): tens of
  * megabytes. Past it, a fleet's timelines hold and report fewer, wider buckets, at least MIN_TIMELINE_BUCKETS.
@@ -176,6 +180,20 @@ export class TimelineBuckets implements BudgetMember {
   /** Widens until at most `maxBuckets` remain. */
   shrinkTo(maxBuckets: number): void {
     while (this.held > maxBuckets) this.widen();
+  }
+
+  /** The compute of the rung chosen as basis in the buckets held: GpuEntry.computeSeries. */
+  toComputeSeries(rung: number): GpuComputeSeries | null {
+    if (this.held === 0 || rung < 0) return null;
+    const cells = this.cells;
+    const meanPct: (number | null)[] = [];
+    for (let bucket = 0; bucket < this.held; bucket += 1) {
+      const at = bucket * STRIDE;
+      const weight = cells[at + rung]!;
+      // A tenth of a percent: the precision a sum of a few members is judged at.
+      meanPct.push(weight > NEGLIGIBLE_WEIGHT_MS ? Math.round((cells[at + SUM + rung]! / weight) * 10) / 10 : null);
+    }
+    return { start: TIMELINE_STARTS.of(this.first * this.bucketMs), bucketSeconds: this.bucketMs / 1000, meanPct };
   }
 
   /** The report field for the rung chosen as compute basis (-1: none, compute all null). */

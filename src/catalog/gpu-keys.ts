@@ -45,7 +45,7 @@ export const MODEL_KEY_TO_MIG_TABLE: Readonly<Record<string, string>> = {
   'a100-sxm4-40gb': 'A100-40GB',
   'a100-pcie-80gb': 'A100-80GB',
   'a100-sxm4-80gb': 'A100-80GB',
-  'h100-pcie-80gb': 'H100-80GB',
+  'h100-pcie-80gb': 'H100-PCIe-80GB',
   'h100-sxm-80gb': 'H100-80GB',
   'h100-nvl-94gb': 'H100-NVL-94GB',
   'h200-sxm-141gb': 'H200-141GB',

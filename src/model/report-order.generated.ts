@@ -64,6 +64,13 @@ const gpuTimeline: ContractNode = {
   nested: {},
 };
 
+const gpuComputeSeries: ContractNode = {
+  definition: 'GpuComputeSeries',
+  keys: ['start', 'bucketSeconds', 'meanPct'],
+  optional: [],
+  nested: {},
+};
+
 const throughputStats: ContractNode = {
   definition: 'ThroughputStats',
   keys: ['mean', 'p95', 'max'],
@@ -80,9 +87,9 @@ const pcieLink: ContractNode = {
 
 const gpuEntry: ContractNode = {
   definition: 'GpuEntry',
-  keys: ['id', 'host', 'index', 'uuid', 'pciBusId', 'model', 'modelKey', 'memoryTotalMiB', 'migMode', 'parentId', 'migProfile', 'instanceType', 'instanceTypeBasis', 'utilization', 'smActive', 'tensorActive', 'grEngineActive', 'computeBasis', 'memoryUsedMiB', 'vramHeadroomMiB', 'vramHeadroomPct', 'idleFraction', 'idleHours', 'gpuHours', 'samples', 'firstSeen', 'lastSeen', 'processes', 'hourlyCostUsd', 'timeline', 'hourOfWeekComputePct', 'pcieRxMiBps', 'pcieTxMiBps', 'pcieLink'],
-  optional: ['pcieRxMiBps', 'pcieTxMiBps', 'pcieLink'],
-  nested: { utilization: percentStats, smActive: percentStats, tensorActive: percentStats, grEngineActive: percentStats, memoryUsedMiB: memoryStats, processes: processSummary, timeline: gpuTimeline, pcieRxMiBps: throughputStats, pcieTxMiBps: throughputStats, pcieLink: pcieLink },
+  keys: ['id', 'host', 'index', 'uuid', 'pciBusId', 'model', 'modelKey', 'memoryTotalMiB', 'migMode', 'parentId', 'migProfile', 'instanceType', 'instanceTypeBasis', 'utilization', 'smActive', 'tensorActive', 'grEngineActive', 'computeBasis', 'memoryUsedMiB', 'vramHeadroomMiB', 'vramHeadroomPct', 'idleFraction', 'idleHours', 'gpuHours', 'samples', 'firstSeen', 'lastSeen', 'processes', 'hourlyCostUsd', 'timeline', 'computeSeries', 'hourOfWeekComputePct', 'pcieRxMiBps', 'pcieTxMiBps', 'pcieLink'],
+  optional: ['computeSeries', 'pcieRxMiBps', 'pcieTxMiBps', 'pcieLink'],
+  nested: { utilization: percentStats, smActive: percentStats, tensorActive: percentStats, grEngineActive: percentStats, memoryUsedMiB: memoryStats, processes: processSummary, timeline: gpuTimeline, computeSeries: gpuComputeSeries, pcieRxMiBps: throughputStats, pcieTxMiBps: throughputStats, pcieLink: pcieLink },
 };
 
 const vramEstimateTerm: ContractNode = {
@@ -183,11 +190,18 @@ const planFleet: ContractNode = {
   nested: { instances: planInstance },
 };
 
-const placement: ContractNode = {
-  definition: 'Placement',
-  keys: ['workload', 'action', 'instanceType', 'host', 'replicas', 'gpusPerReplica', 'gpus', 'migProfile', 'reason'],
+const placementSharing: ContractNode = {
+  definition: 'PlacementSharing',
+  keys: ['mode', 'with', 'replicas', 'nodeConfig', 'resource'],
   optional: [],
   nested: {},
+};
+
+const placement: ContractNode = {
+  definition: 'Placement',
+  keys: ['workload', 'action', 'instanceType', 'host', 'replicas', 'gpusPerReplica', 'gpus', 'migProfile', 'sharing', 'reason'],
+  optional: ['sharing'],
+  nested: { sharing: placementSharing },
 };
 
 const recommendationConfig: ContractNode = {
@@ -206,7 +220,7 @@ const planStep: ContractNode = {
 
 const planAlternative: ContractNode = {
   definition: 'PlanAlternative',
-  keys: ['workload', 'option', 'monthlyUsd', 'reason'],
+  keys: ['workloads', 'option', 'monthlyUsd', 'reason'],
   optional: [],
   nested: {},
 };

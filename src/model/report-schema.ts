@@ -82,6 +82,12 @@ export const ProcessSummary = z.object({
 
 export const ComputeBasis = z.enum(["sm-active", "gr-engine-active", "utilization", "processes", "unknown"]).meta({ id: "ComputeBasis", description: "Which signal a compute figure comes from, best first." });
 
+export const GpuComputeSeries = z.object({
+  start: z.string().describe("Start of the first bucket (ISO time), a multiple of bucketSeconds since the epoch."),
+  bucketSeconds: z.number().int().min(60).describe("Bucket width: 60 s, doubled where a week of minutes, or the fleet's share of the buckets held, is passed. Unit: seconds."),
+  meanPct: z.array(z.number().min(0).nullable()).describe("Per bucket: time-weighted mean of the compute basis signal, to 0.1; null where it was not observed. What the joint demand of workloads that might share a GPU is summed from. Unit: percent (0-100)."),
+}).meta({ id: "GpuComputeSeries", description: "A device's compute signal in the finest buckets the audit held (a minute where it can), for joint demand." });
+
 export const GpuTimeline = z.object({
   start: z.iso.datetime({ offset: true }).describe("Start of the first bucket (RFC 3339, UTC), a multiple of bucketSeconds since the Unix epoch."),
   bucketSeconds: z.number().min(60).describe("Width of every bucket: 60 x a power of two. Unit: seconds."),
@@ -121,6 +127,7 @@ export const GpuEntry = z.object({
   hourlyCostUsd: z.number().min(0).nullable().describe("Instance hourly price at the pricing model in force divided by the GPUs per instance; null when unknown. Unit: USD per hour."),
   // Added after schemaVersion 1 was first written: absent in older files, which read as null.
   timeline: GpuTimeline.nullable().default(null).describe("Compute and memory over the window in at most 500 equal buckets, for charts; null when the device has no timed samples (point values only)."),
+  computeSeries: GpuComputeSeries.nullable().optional().describe("The compute signal minute by minute (wider where the audit's budget of buckets is reached), for joint demand; null without timed samples or a compute basis; absent in reports of older versions and from --prometheus."),
   hourOfWeekComputePct: z.array(z.number().min(0).nullable()).length(168).nullable().default(null).describe("Time-weighted mean of the compute basis signal for each of the 168 hours of the week in window.timezone: index 0 = Monday 00:00-01:00, index = weekday (Monday 0) x 24 + hour; null for hours never observed. A sample is split where the wall-clock hour changes (the skipped DST hour stays null, the repeated one holds both). With the processes basis the signal is 100 while a compute process runs, else 0. Null when the device has no timed samples or no compute basis. Unit: percent (0-100)."),
   pcieRxMiBps: ThroughputStats.nullable().optional().describe("Host-to-device PCIe traffic (nvidia-smi XML pci/rx_util, DCGM_FI_PROF_PCIE_RX_BYTES or DCGM_FI_DEV_PCIE_RX_THROUGHPUT, nvidia-smi dmon rxpci), time-weighted like every figure; null when no source reports it, absent in reports of older versions. Unit: MiB/s."),
   pcieTxMiBps: ThroughputStats.nullable().optional().describe("Device-to-host PCIe traffic (pci/tx_util, DCGM PCIE_TX, dmon txpci); null when not reported. Unit: MiB/s."),
@@ -277,6 +284,14 @@ export const PlanFleet = z.object({
   monthlyUsd: z.number().min(0).describe("Sum of the rows' monthlyUsd; rows without a price count 0 on both sides. Unit: USD per month."),
 }).meta({ id: "PlanFleet", description: "A fleet as it is bought." });
 
+export const PlacementSharing = z.object({
+  mode: z.enum(["time-slicing", "mps"]).describe("time-slicing: the workloads take turns on the whole GPU; mps: each holds an equal share of its threads and memory."),
+  with: z.array(z.string()).describe("The other workloads on the same GPU."),
+  replicas: z.number().int().min(2).describe("Replicas the node's device plugin makes of each of its GPUs. Unit: replicas."),
+  nodeConfig: z.string().describe("The device plugin config the node takes (`nvidia.com/device-plugin.config=<nodeConfig>`)."),
+  resource: z.string().describe("The resource the workload's pods request, one each (`nvidia.com/gpu.shared`)."),
+}).meta({ id: "PlacementSharing", description: "How a workload shares one GPU." });
+
 export const Placement = z.object({
   workload: z.string().describe("The workload (or, without gpu-audit.yaml workloads, the GPU id) placed."),
   action: z.enum(["keep", "move", "release", "feed", "not-enough-data"]).describe("keep: stays where it is; move: to the target instance named; release: needs no GPU; feed: stays, and its CPU pipeline is fed first; not-enough-data: stays, for the reason given."),
@@ -286,6 +301,7 @@ export const Placement = z.object({
   gpusPerReplica: z.number().min(0).describe("GPUs one replica holds: more than 1 is a tensor-parallel split, a fraction a MIG slice. Unit: GPUs."),
   gpus: z.number().min(0).describe("GPUs the workload holds in the target: replicas x gpusPerReplica. Unit: GPUs."),
   migProfile: z.string().nullable().describe("MIG profile of each replica's slice; null on whole GPUs."),
+  sharing: PlacementSharing.optional().describe("Present where the workload shares its GPU with another: how, with whom, and the node config that does it."),
   reason: z.string().describe("Why this placement, and what was tried where nothing better was found."),
 }).meta({ id: "Placement", description: "Where one workload runs in the target fleet: exactly one per workload." });
 
@@ -305,7 +321,7 @@ export const PlanStep = z.object({
 }).meta({ id: "PlanStep", description: "One change of the plan, in an order it can be carried out in." });
 
 export const PlanAlternative = z.object({
-  workload: z.string().describe("The workload the option was for."),
+  workloads: z.array(z.string()).min(1).describe("The workloads the option was considered for: one entry stands for every workload offered the same option at the same price for the same reason."),
   option: z.string().describe("The option considered."),
   monthlyUsd: z.number().min(0).nullable().describe("What the option would cost on its own; null when it could not be priced. Unit: USD per month."),
   reason: z.string().describe("Why it was not chosen."),
@@ -425,6 +441,7 @@ export type PcieLink = z.output<typeof PcieLink>;
 export type ProcessSummary = z.output<typeof ProcessSummary>;
 export type ComputeBasis = z.output<typeof ComputeBasis>;
 export type GpuTimeline = z.output<typeof GpuTimeline>;
+export type GpuComputeSeries = z.output<typeof GpuComputeSeries>;
 export type GpuEntry = z.output<typeof GpuEntry>;
 export type VramEstimateTerm = z.output<typeof VramEstimateTerm>;
 export type VramEstimateEntry = z.output<typeof VramEstimate>;

@@ -18,6 +18,7 @@ export type {
   Finding,
   FleetSummary,
   GpuEntry,
+  GpuComputeSeries,
   GpuTimeline,
   KubernetesContainerEntry,
   KubernetesNodeEntry,

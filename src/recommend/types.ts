@@ -94,11 +94,9 @@ export interface RecommendOptions {
   idleThresholdPct: number;
   /** Headroom on measured VRAM (DESIGN.md: 0.15). */
   vramHeadroom: number;
-  /** Allow time-slicing/MPS across tenants (the config's opt-in); default false. */
+  /** Allow time-slicing/MPS across tenants; default false. */
   allowCrossTenantSharing: boolean;
-  /** Summed p95 compute of MPS clients must stay at or below this percent of one GPU. */
-  mpsComputeLimitPct: number;
-  /** Time-slicing: at most this share of the hours of the week may have two members busy. */
+  /** Time-slicing: at most this share of the buckets of a pair's joint compute may pass one GPU (./plan/sharing.ts). */
   timeSliceMaxOverlapShare: number;
   commitment?: CommitmentDiscount;
   /** Spot interruptions per instance-hour; default from the Spot Advisor bucket (./purchase.ts). */
@@ -112,7 +110,6 @@ export const DEFAULT_RECOMMEND_SETTINGS = {
   idleThresholdPct: DEFAULT_IDLE_THRESHOLD_PCT,
   vramHeadroom: 0.15,
   allowCrossTenantSharing: false,
-  mpsComputeLimitPct: 80,
   timeSliceMaxOverlapShare: 0.05,
   minWindowHours: 24,
   minSamples: 100,

@@ -7,6 +7,7 @@ import type { Placement, PlanAlternative, PlanFleet, PlanInstance, PlanStep, Rep
 import { escapeMarkdown } from '../support/index.js';
 import { formatCount, formatQuantity, formatUsd } from './format.js';
 import { gpuNames } from './gpu-labels.js';
+import { namedUnits, sharingWords } from './plan-words.js';
 import { describeEvidence, fencedBlock, markdownTable, type Column } from './markdown-blocks.js';
 
 const FLEET_COLUMNS: readonly Column<PlanInstance>[] = [
@@ -27,12 +28,12 @@ const placementColumns = (name: (workload: string) => string): readonly Column<P
   { header: 'Instance type', align: 'left', cell: (placement) => placement.instanceType ?? '-' },
   { header: 'On', align: 'left', cell: (placement) => placement.host ?? '-' },
   { header: 'Replicas', align: 'right', cell: (placement) => formatCount(placement.replicas) },
-  { header: 'GPUs', align: 'right', cell: (placement) => `${placement.gpus}${placement.migProfile === null ? '' : ` (${placement.migProfile})`}` },
+  { header: 'GPUs', align: 'right', cell: (placement) => `${placement.gpus}${placement.migProfile === null ? '' : ` (${placement.migProfile})`}${sharingWords(placement)}` },
   { header: 'Why', align: 'left', cell: (placement) => placement.reason },
 ];
 
 const alternativeColumns = (name: (workload: string) => string): readonly Column<PlanAlternative>[] => [
-  { header: 'Workload', align: 'left', cell: (alternative) => name(alternative.workload) },
+  { header: 'Workloads', align: 'left', cell: (alternative) => namedUnits(alternative.workloads.map(name)) },
   { header: 'Option', align: 'left', cell: (alternative) => alternative.option },
   { header: '$/month alone', align: 'right', cell: (alternative) => (alternative.monthlyUsd === null ? 'unpriced' : formatUsd(alternative.monthlyUsd, 0)) },
   { header: 'Not chosen because', align: 'left', cell: (alternative) => alternative.reason },

@@ -83,7 +83,7 @@ export function planTerminalSection(report: Report, paint: Paints, width: number
       toDisplayText(names.target(placement.workload)),
       toDisplayText(placement.action),
       toDisplayText(placement.host ?? (placement.action === 'release' ? 'released' : 'unknown')),
-      `${placement.gpus}${placement.migProfile === null ? '' : `\n${toDisplayText(placement.migProfile)}`}`,
+      `${placement.gpus}${placement.migProfile === null ? '' : `\n${toDisplayText(placement.migProfile)}`}${placement.sharing === undefined ? '' : `\n${toDisplayText(placement.sharing.mode)}`}`,
       toDisplayText(placement.reason),
     ]),
     width,

@@ -129,9 +129,12 @@ describe('a fleet of long timelines', () => {
       const alone = analyzeFleet([gpu]).profile.gpus[0]!;
       const inFleet = profile.gpus.find((entry) => entry.host === refOf(gpu).host)!;
       // Ids differ (a host of its own needs no host in it); the rest does not.
-      const { timeline: fine, id: _aloneId, ...aloneRest } = alone;
-      const { timeline: coarse, id: _fleetId, ...fleetRest } = inFleet;
+      const { timeline: fine, computeSeries: fineSeries, id: _aloneId, ...aloneRest } = alone;
+      const { timeline: coarse, computeSeries: coarseSeries, id: _fleetId, ...fleetRest } = inFleet;
       expect(fleetRest).toEqual(aloneRest);
+      // The compute series: minute by minute alone, at the fleet's 4 minutes in the fleet.
+      expect([fineSeries!.bucketSeconds, fineSeries!.meanPct.length]).toEqual([60, 901]);
+      expect(coarseSeries!.bucketSeconds).toBe(240);
       // Alone: 901 one-minute buckets, shrunk to 451 of 2 minutes for the report.
       expect(fine!.bucketSeconds).toBe(120);
       const coarseStart = Date.parse(coarse!.start);

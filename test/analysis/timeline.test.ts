@@ -158,7 +158,7 @@ describe('TimelineBuckets', () => {
     fine.addSample(T0, 60_000, percentsOf({ utilizationPct: 20 }), undefined);
     const coarse = new TimelineBuckets();
     coarse.addSample(T0 + 60_000, 60_000, percentsOf({ utilizationPct: 40 }), undefined);
-    coarse.addSample(T0 + 120_000, 600_000 * 1000, percentsOf({ utilizationPct: 0 }), undefined); // forces widening
+    coarse.addSample(T0 + 120_000, 60_000 * 20_000, percentsOf({ utilizationPct: 0 }), undefined); // 20,000 minutes: past a week, which forces widening
     fine.settle(Infinity);
     coarse.settle(Infinity);
     fine.merge(coarse);

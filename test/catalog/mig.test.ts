@@ -3,7 +3,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
-import { MODEL_KEY_TO_MIG_TABLE, migProfileFor, migTableFor, migTables, resolveGpuModel, validateMigLayout } from '../../src/catalog/index.js';
+import { MODEL_KEY_TO_MIG_TABLE, inferMigProfile, migProfileFor, migTableFor, migTables, resolveGpuModel, validateMigLayout } from '../../src/catalog/index.js';
 import type { MigGpuTable } from '../../src/catalog/index.js';
 import { corpusFiles, repoRoot } from '../helpers/corpus.js';
 
@@ -37,9 +37,21 @@ describe('MIG profile tables', () => {
     expect(migTableFor('b200')!.placementsVerified).toBe(false);
   });
 
-  it('serve both H100 80GB boards from one table, and none for a GPU without MIG', () => {
-    expect(migTableFor('h100-pcie-80gb')).toBe(migTableFor('h100-sxm-80gb'));
+  it('give H100 PCIe its own table: the SXM profiles and placements, without the SXM SM counts (114 SMs, not 132)', () => {
+    const pcie = migTableFor('h100-pcie-80gb')!;
+    const sxm = migTableFor('h100-sxm-80gb')!;
+    expect(pcie.key).toBe('H100-PCIe-80GB');
+    expect(pcie.profiles.map((p) => [p.name, p.placementStarts, p.memoryMiB])).toEqual(sxm.profiles.map((p) => [p.name, p.placementStarts, p.memoryMiB]));
+    expect(pcie.profiles.map((p) => p.smCount)).toEqual(sxm.profiles.map(() => null));
+    expect(sxm.profiles.find((p) => p.name === '7g.80gb')!.smCount).toBe(132);
+    expect(pcie.productNames).toEqual(['NVIDIA H100 PCIe']);
+    expect(sxm.productNames).not.toContain('NVIDIA H100 PCIe');
     expect(migTableFor('l4')).toBeUndefined();
+  });
+
+  it('infer an H100 PCIe instance profile from its memory alone: a 1g.10gb shows 14 SMs there, not the SXM 16', () => {
+    expect(inferMigProfile('h100-pcie-80gb', { memoryTotalMiB: 9984, multiprocessorCount: 14 })).toBe('1g.10gb');
+    expect(inferMigProfile('h100-sxm-80gb', { memoryTotalMiB: 9984, multiprocessorCount: 14 })).toBeUndefined();
   });
 });
 
@@ -51,6 +63,7 @@ describe('validateMigLayout: one invalid layout per MIG table, with its reason',
     // 4 + 3 + 1 = 8 compute slices > 7.
     ['A100-80GB', { '4g.40gb': 1, '3g.40gb': 1, '1g.10gb': 1 }, '8 compute slices exceed the 7 available'],
     ['H100-80GB', { '2g.20gb': 4 }, '4 x 2g.20gb exceeds its maximum of 3 per GPU'],
+    ['H100-PCIe-80GB', { '3g.40gb': 3 }, '3 x 3g.40gb exceeds its maximum of 2 per GPU'],
     ['H100-NVL-94GB', { '1g.10gb': 1 }, 'unknown MIG profile 1g.10gb for h100-nvl-94gb; valid: 1g.12gb, 1g.12gb+me, 1g.24gb, 2g.24gb, 3g.47gb, 4g.47gb, 7g.94gb'],
     ['H200-141GB', { '1g.18gb': 7, '1g.35gb': 1 }, '8 GPU instances exceed the maximum of 7'],
     [

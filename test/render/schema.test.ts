@@ -202,6 +202,11 @@ describe('report.schema.json', () => {
     };
     walk(asJson(FINDINGS_AND_RECOMMENDATIONS), schema, '');
     walk(asJson(PLANNED_FLEET), schema, '');
+    // The keys of sharing and of the minute series, on a copy: no hand-built fleet shares a GPU.
+    const shared = structuredClone(PLANNED_FLEET);
+    shared.gpus[0] = { ...shared.gpus[0]!, computeSeries: { start: '2026-11-24T00:00:00.000Z', bucketSeconds: 60, meanPct: [0, 12.5, null] } };
+    shared.plan!.placements[0] = { ...shared.plan!.placements[0]!, sharing: { mode: 'time-slicing', with: ['trainer'], replicas: 2, nodeConfig: 'gpu-audit-time-slicing-2', resource: 'nvidia.com/gpu.shared' } };
+    walk(asJson(shared), schema, '');
     const optionalKeys = [...contractNodes(REPORT_ORDER).values()].flatMap((node) => [...node.optional]);
     expect([...optionalSeen].sort()).toEqual([...new Set(optionalKeys)].sort());
     const objectDefinitions = Object.entries(definitions).filter(([, definition]) => definition.properties !== undefined).map(([name]) => name);

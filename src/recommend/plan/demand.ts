@@ -8,6 +8,8 @@
 import { gpuSpecByKey, migProfileFor, migTableFor, type MigProfile } from '../../catalog/index.js';
 import type { KubernetesPodEntry, PipelineFigures, WorkloadEntry } from '../../model/index.js';
 import { ceilTolerant, DEFAULT_POOL_HEADROOM } from '../pool.js';
+import type { SharingMode } from '../sharing/device-plugin.js';
+import type { JointDemand } from './joint-demand.js';
 import type { DemandUnit } from '../types.js';
 
 export type PlanBasis = 'observed' | 'declared';
@@ -52,6 +54,8 @@ export interface PlanDemand {
   declared: { replicas: number; needGpus: number } | null;
   /** GPUs of its current model the observed p95 amounts to. */
   observedNeedGpus: number | null;
+  /** Set on the demand of a pair that shares one GPU (./sharing.ts): how, and who. */
+  sharing?: { mode: SharingMode; members: readonly [PlanDemand, PlanDemand]; joint: JointDemand };
 }
 
 export interface DemandContext {

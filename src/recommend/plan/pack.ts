@@ -7,6 +7,7 @@
  *  - as many instances of a many-GPU type as the items fill, the rest as in the first way.
  * A heuristic, not an exact bin packing: docs/planner.md says how far from optimal it can be.
  */
+import type { SharingMode } from '../sharing/device-plugin.js';
 import type { SupplyType } from './supply.js';
 
 export interface Item {
@@ -21,6 +22,8 @@ export interface Item {
   /** For a GPU of MIG slices: the profiles it holds, and which workload each slice is for. */
   profiles?: readonly string[];
   slices?: readonly { workload: string; profile: string }[];
+  /** For the GPU a pair shares: how (its node's device plugin replicates every GPU). */
+  sharing?: SharingMode;
 }
 
 export interface Bin {

@@ -19,6 +19,9 @@ import type { Bin } from './pack.js';
 import { planSteps, stepRecommendations } from './steps.js';
 import { REJECTION_WORDS, supplyTypes, type Scope, type SupplyType } from './supply.js';
 import { countedTypes, dollars, monthlyCents, usdPerHour } from './words.js';
+import { devicePluginConfigName, SHARED_RESOURCE } from '../sharing/device-plugin.js';
+import type { JointDemand } from './joint-demand.js';
+import { pairForSharing, SHARING_REPLICAS, type Offer, type SharedPair } from './sharing.js';
 import { binsOfDemands, chooseTarget, movingDemand, type HostGroup, type MovingDemand } from './target.js';
 
 function unitsOf(input: PlanInput, options: PlanOptions): DemandUnit[] {
@@ -37,6 +40,31 @@ function podsByGpu(pods: readonly KubernetesPodEntry[]): Map<string, KubernetesP
     }
   }
   return result;
+}
+
+/** The host groups with those of each sharing pair's members joined into one. */
+function joinGroups(groups: readonly HostGroup[], pairs: readonly SharedPair[]): HostGroup[] {
+  if (pairs.length === 0) return [...groups];
+  const root = new Map(groups.map((group) => [group, group]));
+  const find = (group: HostGroup): HostGroup => {
+    let top = group;
+    while (root.get(top) !== top) top = root.get(top)!;
+    return top;
+  };
+  const groupOfDemand = new Map(groups.flatMap((group) => group.demands.map((demand) => [demand.unit.id, group] as const)));
+  for (const pair of pairs) {
+    const [a, b] = pair.members.map((member) => find(groupOfDemand.get(member.unit.id)!));
+    if (a !== b) root.set(b!, a!);
+  }
+  const members = new Map<HostGroup, HostGroup[]>();
+  for (const group of groups) members.set(find(group), [...(members.get(find(group)) ?? []), group]);
+  return [...members.values()].map((joined) => (joined.length === 1 ? joined[0]! : {
+    id: joined.map((group) => group.id).join(', '),
+    hosts: joined.flatMap((group) => group.hosts),
+    demands: joined.flatMap((group) => group.demands),
+    hourlyUsd: joined.every((group) => group.hourlyUsd !== null) ? joined.reduce((sum, group) => sum + group.hourlyUsd!, 0) : null,
+    fixed: joined.map((group) => group.fixed).find((reason) => reason !== null) ?? null,
+  }));
 }
 
 /** Host groups: hosts that share a workload, joined (union-find by host name). */
@@ -222,6 +250,7 @@ export function planFleet(input: PlanInput, options: PlanOptions): PlanOutcome {
   };
   const demands = units.map((unit) => planDemand(unit, [...new Set(unit.gpuIds.map((id) => hostOfGpu.get(id)).filter((host): host is string => host !== undefined))], context));
   const hostByName = new Map(hosts.map((host) => [host.host, host]));
+  const seriesById = new Map(input.gpus.map((gpu) => [gpu.id, gpu.computeSeries ?? null]));
 
   // Supply per scope, searched once per scope.
   const supplyByScope = new Map<string, SupplyType[]>();
@@ -248,14 +277,26 @@ export function planFleet(input: PlanInput, options: PlanOptions): PlanOutcome {
       if (found === undefined || found.model === '') group.fixed = `${demand.unit.label} fits no instance type in ${scopeKey(scope)}`;
     }
   }
-  const target = chooseTarget(groups, moving);
+  // Pairs that share a GPU move as one, with their host groups joined: bought and kept together.
+  const sharing = pairForSharing({
+    moving,
+    seriesOf: (demand) => seriesById.get(demand.unit.gpuIds[0] ?? '') ?? null,
+    typesOf: (found) => found.types,
+    timeSliceMaxOverlapShare: options.timeSliceMaxOverlapShare,
+    allowCrossTenantSharing: options.allowCrossTenantSharing,
+    idleThresholdPct: options.idleThresholdPct,
+  });
+  const pooled = new Map(moving);
+  for (const pair of sharing.pairs) for (const member of pair.members) pooled.set(member.unit.id, pair.moving);
+  const planGroups = joinGroups(groups, sharing.pairs);
+  const target = chooseTarget(planGroups, pooled);
   const binsOf = binsOfDemands(target.pools);
 
   // Target instances: kept hosts as they are, and the bins of the pools.
   const instances: TargetInstance[] = [];
   const unpricedKept: CurrentHost[] = [];
   const counters = new Map<string, number>();
-  for (const group of groups) {
+  for (const group of planGroups) {
     if (target.outcomes.get(group.id) !== 'keep') continue;
     for (const host of group.hosts) {
       if (host.instance === null || host.hourlyUsd === null) unpricedKept.push(host);
@@ -273,13 +314,13 @@ export function planFleet(input: PlanInput, options: PlanOptions): PlanOutcome {
   }
   if (options.pricing === 'on-demand') for (const instance of instances) instance.spot = spotPriceOf(instance, options);
 
-  const groupOf = new Map(groups.flatMap((group) => group.demands.map((demand) => [demand, group] as const)));
+  const groupOf = new Map(planGroups.flatMap((group) => group.demands.map((demand) => [demand, group] as const)));
   const nameOfBin = new Map(instances.flatMap((instance) => (instance.bin === undefined ? [] : [[instance.bin, instance.name] as const])));
   const placements = demands.map((demand) => placementOf(demand, groupOf.get(demand)!, target, moving, binsOf, nameOfBin));
-  const alternatives = demands.flatMap((demand) => alternativesOf(demand, moving.get(demand.unit.id)));
+  const alternatives = groupedAlternatives([...demands.flatMap((demand) => alternativesOf(demand, moving.get(demand.unit.id))), ...sharing.alternatives]);
   const current = currentRows(hosts, options.pricing);
   const targetFleet = targetRows(instances, unpricedKept, options.pricing);
-  const parts: PlanParts = { demands, groups, target, instances, hosts, unseen, options };
+  const parts: PlanParts = { demands, groups: planGroups, target, instances, hosts, unseen, options };
   const steps = planSteps(parts, workloads);
   const currentMonthly = sumMonthly(current);
   const targetMonthly = sumMonthly(targetFleet);
@@ -293,7 +334,7 @@ export function planFleet(input: PlanInput, options: PlanOptions): PlanOutcome {
     alternatives,
     notes: planNotes(hosts, options),
   };
-  return { plan, findings: planFindings(parts, (workload) => workloads.get(workload)?.sidecars), recommendations: stepRecommendations(steps) };
+  return { plan, findings: [...planFindings(parts, (workload) => workloads.get(workload)?.sidecars), ...sharing.findings], recommendations: stepRecommendations(steps) };
 }
 
 /**
@@ -360,7 +401,10 @@ function placementOf(demand: PlanDemand, group: HostGroup, target: ReturnType<ty
   const moving = target.moving.get(id)!;
   const item = bins[0]?.items.find((entry) => entry.demand.split('\u0000').includes(id));
   const fit = moving.fits.find((candidate) => candidate.type === bins[0]?.type && (item === undefined || item.gpus === candidate.gpus || candidate.slice !== null));
-  const perReplica = fit?.slice != null ? round2(sliceShare(fit.type.instance.gpuModelKey, fit.slice)) : (fit?.gpus ?? demand.gpusPerReplica);
+  const shared = moving.demand.sharing;
+  const perReplica = fit?.slice != null
+    ? round2(sliceShare(fit.type.instance.gpuModelKey, fit.slice))
+    : shared !== undefined ? round2(1 / SHARING_REPLICAS) : (fit?.gpus ?? demand.gpusPerReplica);
   return {
     workload: id,
     action: 'move',
@@ -370,8 +414,22 @@ function placementOf(demand: PlanDemand, group: HostGroup, target: ReturnType<ty
     gpusPerReplica: perReplica,
     gpus: round2(perReplica * demand.replicas),
     migProfile: fit?.slice?.name ?? null,
+    ...(shared === undefined ? {} : {
+      sharing: {
+        mode: shared.mode,
+        with: shared.members.filter((member) => member.unit.id !== id).map((member) => member.unit.id),
+        replicas: SHARING_REPLICAS,
+        nodeConfig: devicePluginConfigName(shared.mode, SHARING_REPLICAS),
+        resource: SHARED_RESOURCE,
+      },
+    }),
     reason: moveReason(demand, moving, bins),
   };
+}
+
+/** `joint p95 41% of one GPU, over it in 0.0% of 1-minute buckets`. */
+export function sharingWords(joint: JointDemand): string {
+  return `joint p95 ${joint.p95Pct.toFixed(0)}% of one GPU, over it in ${(joint.overShare * 100).toFixed(1)}% of ${joint.bucketSeconds / 60}-minute buckets`;
 }
 
 function moveReason(demand: PlanDemand, moving: MovingDemand, bins: readonly Bin[]): string {
@@ -385,17 +443,31 @@ function moveReason(demand: PlanDemand, moving: MovingDemand, bins: readonly Bin
   const unused = demand.slice !== null && demand.replicas < demand.currentReplicas
     ? ` (${demand.currentReplicas - demand.replicas} of its ${demand.currentReplicas} MIG instances never ran: not carried over)`
     : '';
-  return `needs ${vram} and ${compute}, ${demand.replicas} replica${demand.replicas === 1 ? '' : 's'}${unused}; ${describeBins(bins)} holds it${bins.length > 0 && bins[0]!.items.length > 1 ? ' with other workloads' : ''} at the least cost found in ${moving.scope}`;
+  const shared = moving.demand.sharing;
+  const sharing = shared === undefined ? '' : `; shares one GPU with ${shared.members.filter((member) => member !== demand).map((member) => member.unit.label).join(', ')} by ${shared.mode} (${sharingWords(shared.joint)})`;
+  return `needs ${vram} and ${compute}, ${demand.replicas} replica${demand.replicas === 1 ? '' : 's'}${unused}${sharing}; ${describeBins(bins)} holds it${bins.length > 0 && bins[0]!.items.length > 1 ? ' with other workloads' : ''} at the least cost found in ${moving.scope}`;
 }
 
-/** Purchases on other GPU models listed per workload. */
-const ALTERNATIVES_SHOWN = 3;
+/** One alternative per option, price and reason, naming every workload it was considered for, in first-seen order. */
+function groupedAlternatives(offers: readonly Offer[]): PlanAlternative[] {
+  const grouped = new Map<string, PlanAlternative>();
+  for (const offer of offers) {
+    const key = [offer.option, offer.monthlyUsd, offer.reason].join('\u0000');
+    const existing = grouped.get(key);
+    if (existing === undefined) grouped.set(key, { workloads: [offer.workload], option: offer.option, monthlyUsd: offer.monthlyUsd, reason: offer.reason });
+    else existing.workloads.push(offer.workload);
+  }
+  return [...grouped.values()];
+}
+
+/** Purchases on other GPU models, and cheaper types ruled out, listed per workload: each sort's cheapest. */
+const ALTERNATIVES_SHOWN = 2;
 
 /**
  * Per workload: the cheapest purchases on other GPU models, and for each reason a type was ruled
  * out, the cheapest such type that costs less than the one chosen. Outside the total.
  */
-function alternativesOf(demand: PlanDemand, moving: MovingDemand | undefined): PlanAlternative[] {
+function alternativesOf(demand: PlanDemand, moving: MovingDemand | undefined): Offer[] {
   if (moving === undefined) return [];
   const chosen = moving.alone.get(moving.model);
   const others = [...moving.alone.entries()]
@@ -413,6 +485,7 @@ function alternativesOf(demand: PlanDemand, moving: MovingDemand | undefined): P
   const ruledOut = [...moving.rejected.entries()]
     .flatMap(([reason, types]) => types.filter((type) => type.hourlyUsd < ceiling - 1e-9).slice(0, 1).map((type) => ({ reason, type })))
     .sort((a, b) => a.type.hourlyUsd - b.type.hourlyUsd || a.type.instance.name.localeCompare(b.type.instance.name))
+    .slice(0, ALTERNATIVES_SHOWN)
     .map(({ reason, type }) => ({
       workload: demand.unit.id,
       option: `1 x ${type.instance.name} (${type.instance.gpuModelKey})`,

@@ -9,8 +9,10 @@
 import { gpuSpecByKey, migTableFor } from '../../catalog/index.js';
 import { type PlanStep, type Recommendation, type RecommendationKind, type StepAction } from '../../model/index.js';
 import { gpuName } from '../candidates.js';
-import { confidenceOf, weaknessesOf } from '../confidence.js';
+import { confidenceOf, namedUnits, weaknessesOf } from '../confidence.js';
+import { devicePluginConfigMap, devicePluginConfigName, SHARED_RESOURCE, type SharingMode } from '../sharing/device-plugin.js';
 import { migPartedConfigs, type MigPartedNode } from '../sharing/mig.js';
+import { SHARING_REPLICAS } from './sharing.js';
 import { money, round2 } from '../units.js';
 import type { PlanDemand } from './demand.js';
 import { countedTypes, dollars, monthlyCents } from './words.js';
@@ -48,10 +50,31 @@ function settingsOf(parts: PlanParts): { minWindowHours: number; minSamples: num
   return { minWindowHours: parts.options.minWindowHours, minSamples: parts.options.minSamples };
 }
 
-function releaseRisk(demand: PlanDemand): string {
-  return demand.unit.kind === 'interactive'
-    ? `${demand.unit.label}: the notebook kernels holding these GPUs lose them: cull idle kernels (JupyterHub idle culler) or give notebooks a shared or fractional GPU`
-    : `${demand.unit.label}: a job that runs less often than the window (weekly, monthly) would find no GPU: check schedules before releasing`;
+/** Risks of named workloads, each text once with the workloads it concerns: a fleet's step may hold thousands. */
+class WorkloadRisks {
+  private readonly byText = new Map<string, string[]>();
+
+  add(label: string, text: string): void {
+    const labels = this.byText.get(text) ?? [];
+    labels.push(label);
+    this.byText.set(text, labels);
+  }
+
+  list(): string[] {
+    return [...this.byText].map(([text, labels]) => `${namedUnits(labels)}: ${text}`);
+  }
+}
+
+function releaseRisk(demand: PlanDemand, risks: WorkloadRisks): void {
+  risks.add(demand.unit.label, demand.unit.kind === 'interactive'
+    ? 'the notebook kernels holding these GPUs lose them: cull idle kernels (JupyterHub idle culler) or give notebooks a shared or fractional GPU'
+    : 'a job that runs less often than the window (weekly, monthly) would find no GPU: check schedules before releasing');
+}
+
+function releaseRisks(demands: readonly PlanDemand[]): string[] {
+  const risks = new WorkloadRisks();
+  for (const demand of demands) releaseRisk(demand, risks);
+  return risks.list();
 }
 
 function releaseStep(group: HostGroup, parts: PlanParts): PlanStep {
@@ -66,43 +89,64 @@ function releaseStep(group: HostGroup, parts: PlanParts): PlanStep {
     monthlySavingsUsd: dollars(hostsCents(group)),
     confidence: confidenceOf(reasons),
     confidenceReasons: reasons,
-    risks: group.demands.map(releaseRisk),
+    risks: releaseRisks(group.demands),
     evidence: { hosts: group.id, currentUsdPerHour: round2(group.hourlyUsd ?? 0), windowHours: round2(Math.min(...units.map((unit) => unit.window.hours))) },
     after: [],
   };
 }
 
 /** What the slower GPUs of a move risk, for services (latency) and jobs (run time). */
-function slowerRisks(demand: PlanDemand, instance: TargetInstance): string[] {
+function slowerRisk(demand: PlanDemand, instance: TargetInstance): string | undefined {
   const now = gpuSpecByKey(demand.unit.modelKey);
   const next = gpuSpecByKey(instance.type.gpuModelKey);
-  if (now === undefined || next === undefined || now.key === next.key) return [];
+  if (now === undefined || next === undefined || now.key === next.key) return undefined;
   const ratios: string[] = [];
   const tflops = [now.bf16DenseTflops?.value, next.bf16DenseTflops?.value];
   const bandwidth = [now.memoryBandwidthGBps?.value, next.memoryBandwidthGBps?.value];
   if (tflops[0] !== undefined && tflops[1] !== undefined && tflops[1] < tflops[0]) ratios.push(`${Math.round((tflops[1] / tflops[0]) * 100)}% of the BF16 throughput`);
   if (bandwidth[0] !== undefined && bandwidth[1] !== undefined && bandwidth[1] < bandwidth[0]) ratios.push(`${Math.round((bandwidth[1] / bandwidth[0]) * 100)}% of the memory bandwidth`);
-  if (ratios.length === 0) return [];
+  if (ratios.length === 0) return undefined;
   const slower = `${gpuName(next.key)} has ${ratios.join(' and ')} of the ${gpuName(now.key)}`;
-  if (demand.unit.kind === 'training' || demand.unit.kind === 'batch') return [`${demand.unit.label}: the ${slower}: each run takes longer in proportion, which a scheduled job must have room for`];
+  if (demand.unit.kind === 'training' || demand.unit.kind === 'batch') return `the ${slower}: each run takes longer in proportion, which a scheduled job must have room for`;
   const slo = demand.unit.serving?.latencySloMs;
-  return [`${demand.unit.label}: the ${slower}: per-request latency rises; ${slo === null || slo === undefined ? 'check it against the latency target before moving' : `verify the ${slo} ms p95 SLO under peak load`}`];
+  return `the ${slower}: per-request latency rises; ${slo === null || slo === undefined ? 'check it against the latency target before moving' : `verify the ${slo} ms p95 SLO under peak load`}`;
 }
 
-function moveRisks(demands: readonly PlanDemand[], instances: readonly TargetInstance[]): string[] {
-  const risks: string[] = [];
-  for (const demand of demands) {
-    const landing = instances.filter((instance) => instance.demands.includes(demand));
-    const first = landing[0];
-    if (first === undefined) continue;
-    risks.push(...slowerRisks(demand, first));
-    if (demand.unit.vram.basis === 'upper-bound' || demand.unit.vram.preallocating === true) {
-      risks.push(`${demand.unit.label}: its measured memory is what a preallocating server was told to reserve: set its allocation to the ${Math.round(demand.vramPerReplicaMiB! / 1024)} GiB planned, or it takes the whole new GPU`);
-    }
-    if (demand.need?.basis === 'upper-bound') risks.push(`${demand.unit.label}: no compute signal: sized on the whole current ${demand.slice === null ? 'GPU' : 'slice'}, so it may run on less`);
+/** What each sharing mode isolates and what it does not (NVIDIA device plugin README, CUDA MPS documentation). */
+const SHARING_RISKS: Readonly<Record<SharingMode, readonly string[]>> = {
+  'time-slicing': [
+    'time-slicing isolates neither memory nor faults: both workloads see the whole GPU memory (cap each server\'s allocation, e.g. vLLM --gpu-memory-utilization, to what the plan gives it) and a fault in one ends both',
+    'while both are busy they take turns: each slows by the share the other takes',
+  ],
+  mps: [
+    'MPS gives each client half the threads and half the memory, enforced by the MPS daemon, each in its own address space; a fatal fault in one still reaches every client on the GPU',
+    'MPS support in the NVIDIA device plugin is marked experimental, and it is not available on GPUs in MIG mode',
+  ],
+};
+
+function moveRisks(demands: readonly PlanDemand[], instances: readonly TargetInstance[], released: readonly PlanDemand[]): string[] {
+  const risks = new WorkloadRisks();
+  const landingOf = new Map<PlanDemand, TargetInstance>();
+  const sharedBy = new Map<string, SharingMode>();
+  for (const instance of instances) {
+    for (const demand of instance.demands) if (!landingOf.has(demand)) landingOf.set(demand, instance);
+    for (const item of instance.bin?.items ?? []) if (item.sharing !== undefined) for (const id of item.demand.split('\u0000')) sharedBy.set(id, item.sharing);
   }
-  risks.push('drain each workload onto its new instance before the old one is released: the savings start once the old instances are gone');
-  return [...new Set(risks)];
+  for (const demand of demands) {
+    const first = landingOf.get(demand);
+    if (first === undefined) continue;
+    const label = demand.unit.label;
+    const slower = slowerRisk(demand, first);
+    if (slower !== undefined) risks.add(label, slower);
+    if (demand.unit.vram.basis === 'upper-bound' || demand.unit.vram.preallocating === true) {
+      risks.add(label, `its measured memory is what a preallocating server was told to reserve: set its allocation to the ${Math.round(demand.vramPerReplicaMiB! / 1024)} GiB planned, or it takes the whole new GPU`);
+    }
+    if (demand.need?.basis === 'upper-bound') risks.add(label, `no compute signal: sized on the whole current ${demand.slice === null ? 'GPU' : 'slice'}, so it may run on less`);
+    const mode = sharedBy.get(demand.unit.id);
+    if (mode !== undefined) for (const risk of SHARING_RISKS[mode]) risks.add(label, risk);
+  }
+  for (const demand of released) releaseRisk(demand, risks);
+  return [...risks.list(), 'drain each workload onto its new instance before the old one is released: the savings start once the old instances are gone'];
 }
 
 /** A Kubernetes label value from an instance name: `p5.4xlarge #3` -> `gpu-audit-p5.4xlarge-3`. */
@@ -146,7 +190,54 @@ function migConfigs(instances: readonly TargetInstance[], labelOf: (workload: st
   ].join('\n');
 }
 
+/**
+ * The device plugin configs of the new instances whose GPUs pairs share: the named configs for
+ * the plugin's ConfigMap, which node takes which (by label), and what the pods request. The
+ * plugin replicates every GPU of a labelled node, so those nodes hold shared pairs only.
+ */
+function sharingConfigs(instances: readonly TargetInstance[], labelOf: (workload: string) => string): string | undefined {
+  const modes = new Set<SharingMode>();
+  const lines: string[] = [];
+  const requests: string[] = [];
+  for (const instance of instances) {
+    const shared = instance.bin?.items.filter((item) => item.sharing !== undefined) ?? [];
+    const mode = shared[0]?.sharing;
+    if (mode === undefined) continue;
+    modes.add(mode);
+    lines.push(`#   ${instance.name}: kubectl label node <its node> nvidia.com/device-plugin.config=${devicePluginConfigName(mode, SHARING_REPLICAS)} --overwrite`);
+    for (const item of shared) for (const workload of item.demand.split('\u0000')) requests.push(`#   ${labelOf(workload)}: ${SHARED_RESOURCE}: 1 per pod (${mode})`);
+  }
+  if (modes.size === 0) return undefined;
+  return [
+    '# NVIDIA device plugin: add these named configs to its ConfigMap (Helm config.name, or the GPU Operator\'s devicePlugin.config.name).',
+    '# Label each node with the one it takes; every GPU of that node is then shared (the plugin shares node-wide):',
+    ...lines,
+    `# Pods request the shared resource under resources.limits (renameByDefault: ${SHARED_RESOURCE}); more than one per pod is refused:`,
+    ...requests,
+    devicePluginConfigMap([...modes].sort().map((mode) => ({ mode, replicas: SHARING_REPLICAS }))),
+  ].join('\n');
+}
+
+/** One config block for a step: mig-parted, device plugin, or both as YAML documents. */
+function stepConfig(mig: string | undefined, sharing: string | undefined): { format: string; text: string } | undefined {
+  if (mig !== undefined && sharing !== undefined) return { format: 'yaml', text: `${mig}---\n${sharing}` };
+  if (mig !== undefined) return { format: 'mig-parted', text: mig };
+  if (sharing !== undefined) return { format: 'device-plugin', text: sharing };
+  return undefined;
+}
+
+/** Instances listed in a step's sentences, at most: the figures hold them all. */
+const LISTED = 10;
+
+/** `a; b; ... and 12 more instances`. */
+function firstOf(items: readonly string[], noun: string, separator = '; '): string {
+  const shown = items.slice(0, LISTED).join(separator);
+  return items.length <= LISTED ? shown : `${shown}${separator}and ${(items.length - LISTED).toLocaleString('en-US')} more ${noun}s`;
+}
+
 function moveSteps(parts: PlanParts): PlanStep[] {
+  const labelById = new Map(parts.demands.map((demand) => [demand.unit.id, demand.unit.label]));
+  const labelOf = (workload: string): string => labelById.get(workload) ?? workload;
   const moved = parts.groups.filter((group) => parts.target.outcomes.get(group.id) === 'move');
   const planned = parts.instances.filter((instance) => instance.basis === 'planned');
   // Components: moved groups and the instances their workloads land in, joined by those workloads.
@@ -180,18 +271,18 @@ function moveSteps(parts: PlanParts): PlanStep[] {
     const currentHourly = groups.reduce((sum, group) => sum + (group.hourlyUsd ?? 0), 0);
     const targetHourly = landing.reduce((sum, instance) => sum + instance.hourlyUsd, 0);
     const reasons = weaknessesOf(demands.map((demand) => demand.unit), settingsOf(parts), { vram: true, compute: true });
-    const config = migConfigs(landing, (workload) => parts.demands.find((demand) => demand.unit.id === workload)?.unit.label ?? workload);
-    const to = landing.length === 0 ? 'nothing' : `${countedTypes(landing.map((instance) => instance.type.name))} (${landing.map((instance) => `${instance.name}: ${instance.demands.map((demand) => demand.unit.label).join(', ')}`).join('; ')})`;
+    const config = stepConfig(migConfigs(landing, labelOf), sharingConfigs(landing, labelOf));
+    const to = landing.length === 0 ? 'nothing' : `${countedTypes(landing.map((instance) => instance.type.name))} (${firstOf(landing.map((instance) => `${instance.name}: ${instance.demands.map((demand) => demand.unit.label).join(', ')}`), 'instance')})`;
     steps.push({
-      id: `move:${groups.map((group) => group.id).join(', ')}`,
+      id: `move:${groups[0]!.id}${groups.length > 1 ? ` +${groups.length - 1}` : ''}`,
       action: 'move',
       workloads: demands.map((demand) => demand.unit.id),
-      from: groups.map(hostsText).join(' + '),
-      to: `${to}${released.length > 0 ? `; release ${released.map((demand) => demand.unit.label).join(', ')}` : ''}`,
+      from: firstOf(groups.map(hostsText), 'host group', ' + '),
+      to: `${to}${released.length > 0 ? `; release ${namedUnits(released.map((demand) => demand.unit.label))}` : ''}`,
       monthlySavingsUsd: dollars(groups.reduce((sum, group) => sum + hostsCents(group), 0) - landing.reduce((sum, instance) => sum + monthlyCents(instance.hourlyUsd), 0)),
       confidence: confidenceOf(reasons),
       confidenceReasons: reasons,
-      risks: [...moveRisks(movers, landing), ...released.map(releaseRisk)],
+      risks: moveRisks(movers, landing, released),
       evidence: {
         currentUsdPerHour: round2(currentHourly),
         proposedUsdPerHour: round2(targetHourly),
@@ -201,7 +292,7 @@ function moveSteps(parts: PlanParts): PlanStep[] {
         proposedGpus: landing.reduce((sum, instance) => sum + instance.type.gpuCount, 0),
         scope: [...new Set(movers.map((demand) => parts.target.moving.get(demand.unit.id)?.scope).filter((scope): scope is string => scope !== undefined))].join('; '),
       },
-      ...(config === undefined ? {} : { config: { format: 'mig-parted', text: config } }),
+      ...(config === undefined ? {} : { config }),
       after: [],
     });
   }

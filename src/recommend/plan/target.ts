@@ -65,8 +65,9 @@ function itemsOf(demands: readonly MovingDemand[], model: string): Item[] | unde
     if (whole.length === 0) return undefined;
     const gpus = whole[0]!.gpus;
     const allowed = new Set(whole.filter((fit) => fit.gpus === gpus).map((fit) => fit.type));
+    const sharing = moving.demand.sharing?.mode;
     for (let replica = 0; replica < moving.demand.replicas; replica += 1) {
-      items.push({ key: `${name} #${replica + 1}`, demand: name, gpus, cpu: whole[0]!.cpu, memoryMiB: whole[0]!.memoryMiB, allowed });
+      items.push({ key: `${name} #${replica + 1}`, demand: name, gpus, cpu: whole[0]!.cpu, memoryMiB: whole[0]!.memoryMiB, allowed, ...(sharing === undefined ? {} : { sharing }) });
     }
   }
   if (slices.length > 0) {
@@ -96,6 +97,20 @@ function packPool(demands: readonly MovingDemand[], model: string, types: readon
   return items === undefined ? undefined : pack(items, types.filter((type) => type.instance.gpuModelKey === model));
 }
 
+/**
+ * One replica on whole GPUs bought alone: the cheapest type of the model it fits (its requests
+ * were checked with the fit), what packing one item comes to, without building the item.
+ */
+function cheapestFit(fits: readonly Fit[], model: string): Packing | undefined {
+  let best: Fit | undefined;
+  for (const fit of fits) {
+    if (fit.slice !== null || fit.type.instance.gpuModelKey !== model) continue;
+    if (best === undefined || fit.type.hourlyUsd < best.type.hourlyUsd) best = fit;
+  }
+  if (best === undefined) return undefined;
+  return { bins: [{ type: best.type, freeGpus: best.type.instance.gpuCount - best.gpus, freeCpu: 0, freeMemoryMiB: 0, items: [] }], hourlyUsd: best.type.hourlyUsd };
+}
+
 /** Step 1: the cheapest model for a demand bought alone, its current model first on equal cost. */
 export function movingDemand(demand: PlanDemand, scope: string, types: readonly SupplyType[]): MovingDemand | undefined {
   const { fits, rejected } = fitsOf(demand, types);
@@ -103,7 +118,7 @@ export function movingDemand(demand: PlanDemand, scope: string, types: readonly 
   const alone = new Map<string, Packing>();
   const partial = { demand, scope, types, fits, rejected, model: '', aloneHourlyUsd: Number.POSITIVE_INFINITY, alone };
   for (const model of models) {
-    const packing = packPool([partial], model, types);
+    const packing = demand.replicas === 1 && demand.slice === null ? cheapestFit(fits, model) : packPool([partial], model, types);
     if (packing !== undefined) alone.set(model, packing);
   }
   let best: [string, Packing] | undefined;
@@ -116,13 +131,15 @@ export function movingDemand(demand: PlanDemand, scope: string, types: readonly 
   return { ...partial, model: best[0], aloneHourlyUsd: best[1].hourlyUsd };
 }
 
+/** Pairs that share a GPU pack only with pairs of the same mode: the node's plugin config is one for all its GPUs. */
 function poolKey(moving: MovingDemand): string {
-  return `${moving.scope}\u0000${moving.model}`;
+  return `${moving.scope}\u0000${moving.model}\u0000${moving.demand.sharing?.mode ?? 'exclusive'}`;
 }
 
 function packAll(moving: readonly MovingDemand[]): Map<string, { model: string; scope: string; packing: Packing }> {
   const byPool = new Map<string, MovingDemand[]>();
-  for (const demand of moving) {
+  // A pair is the moving demand of both its members: packed once.
+  for (const demand of new Set(moving)) {
     const list = byPool.get(poolKey(demand)) ?? [];
     list.push(demand);
     byPool.set(poolKey(demand), list);
@@ -132,7 +149,7 @@ function packAll(moving: readonly MovingDemand[]): Map<string, { model: string; 
     const first = members[0]!;
     const packing = packPool(members, first.model, first.types);
     // Packed together they fit wherever each fits alone; should a joint packing fail, each is bought alone.
-    pools.set(key, { model: first.model, scope: first.scope, packing: packing ?? combine(members.map((member) => member.alone.get(member.model)!)) });
+    pools.set(key, { model: first.model, scope: first.scope, packing: packing ?? combine(members.map((member) => packPool([member], member.model, member.types) ?? member.alone.get(member.model)!)) });
   }
   return pools;
 }
@@ -211,7 +228,7 @@ export function chooseTarget(groups: readonly HostGroup[], moving: ReadonlyMap<s
     }
   }
   const leaving = candidates.filter((group) => outcomes.get(group.id) === 'move');
-  const rest = leaving.flatMap(movers);
+  const rest = [...new Set(leaving.flatMap(movers))];
   const repacked = packAll(rest);
   const trimmed = new Map([...pools].map(([key, pool]) => [key, { ...pool, packing: without(pool.packing, kept) }] as const).filter(([, pool]) => pool.packing.bins.length > 0));
   const chosen = poolsCost(repacked) <= poolsCost(trimmed) + 1e-9 ? repacked : trimmed;
@@ -221,7 +238,7 @@ export function chooseTarget(groups: readonly HostGroup[], moving: ReadonlyMap<s
     for (const group of leaving) outcomes.set(group.id, 'keep');
     return { outcomes, pools: new Map(), moving: new Map() };
   }
-  return { outcomes, pools: chosen, moving: new Map(rest.map((demand) => [demand.demand.unit.id, demand])) };
+  return { outcomes, pools: chosen, moving: new Map(rest.flatMap((demand) => demand.demand.unit.id.split('\u0000').map((id) => [id, demand] as const))) };
 }
 
 /** Which bins each demand's items landed in. */

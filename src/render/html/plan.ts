@@ -6,6 +6,7 @@
 import type { PlanInstance, PlanStep, Report } from '../../model/index.js';
 import { formatCount, formatQuantity, formatUsd } from '../format.js';
 import { gpuNames } from '../gpu-labels.js';
+import { namedUnits, sharingWords } from '../plan-words.js';
 import { escapeHtmlBlock, html, type SafeHtml } from './escape.js';
 
 function cell(text: string | SafeHtml, numeric = false): SafeHtml {
@@ -46,9 +47,9 @@ export function planSection(report: Report): SafeHtml | null {
     cell(placement.instanceType ?? '-'),
     cell(placement.host ?? '-'),
     cell(formatCount(placement.replicas), true),
-    cell(`${placement.gpus}${placement.migProfile === null ? '' : ` (${placement.migProfile})`}`, true),
+    cell(`${placement.gpus}${placement.migProfile === null ? '' : ` (${placement.migProfile})`}${sharingWords(placement)}`, true),
     cell(placement.reason),
   ]}</tr>`);
-  const alternatives = plan.alternatives.map((alternative) => html`<tr>${[cell(name(alternative.workload)), cell(alternative.option), cell(alternative.monthlyUsd === null ? 'unpriced' : formatUsd(alternative.monthlyUsd, 0), true), cell(alternative.reason)]}</tr>`);
+  const alternatives = plan.alternatives.map((alternative) => html`<tr>${[cell(namedUnits(alternative.workloads.map(name))), cell(alternative.option), cell(alternative.monthlyUsd === null ? 'unpriced' : formatUsd(alternative.monthlyUsd, 0), true), cell(alternative.reason)]}</tr>`);
   return html`<section id="plan"><h2>Plan</h2>${cards}<h3>Current fleet</h3>${fleetTable(plan.current.instances)}<h3>Target fleet</h3>${fleetTable(plan.target.instances)}<h3>Placements</h3><div class="table-wrap"><table><thead><tr><th>Workload</th><th>Action</th><th>Instance type</th><th>On</th><th class="num">Replicas</th><th class="num">GPUs</th><th>Why</th></tr></thead><tbody>${placements}</tbody></table></div><h3>Steps (in order; their savings add up to the plan's)</h3>${plan.steps.length === 0 ? html`<p>None: the target is the current fleet.</p>` : plan.steps.map((step, index) => stepCard(step, index + 1, name))}${alternatives.length === 0 ? null : html`<h3>Alternatives (outside the total)</h3><div class="table-wrap"><table><thead><tr><th>Workload</th><th>Option</th><th class="num">$/month alone</th><th>Not chosen because</th></tr></thead><tbody>${alternatives}</tbody></table></div>`}<h3>Notes</h3><ul>${plan.notes.map((note) => html`<li>${note}</li>`)}</ul></section>`;
 }

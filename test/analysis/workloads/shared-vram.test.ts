@@ -69,8 +69,8 @@ describe('VRAM on a shared GPU', () => {
     }) as unknown as DemandUnit;
     const settings = { minWindowHours: 24, minSamples: 100 };
     expect(weaknessesOf([unit(false)], settings, { vram: true, compute: false }))
-      .toEqual(['measured VRAM is an upper bound (sum of a\'s process peaks on a shared GPU): the real need may be lower']);
+      .toEqual(['measured VRAM is an upper bound (sum of process peaks on a shared GPU): the real need may be lower (a)']);
     expect(weaknessesOf([unit(true)], settings, { vram: true, compute: false }))
-      .toEqual(['measured VRAM is an upper bound (preallocating server in a): the real need may be lower, sized on the allocation']);
+      .toEqual(['measured VRAM is an upper bound (preallocating server): the real need may be lower, sized on the allocation (a)']);
   });
 });

@@ -31,7 +31,11 @@ export interface BoardFacts {
   p95Pct?: number;
   idleFraction?: number;
   process?: string;
+  /** Compute percent minute by minute from SERIES_START: GpuEntry.computeSeries. */
+  minutes?: readonly number[];
 }
+
+export const SERIES_START = '2026-11-23T00:00:00.000Z';
 
 /** One physical GPU of a host over a week, on the utilization basis. */
 export function board(host: string, index: number, facts: BoardFacts = {}): GpuEntry {
@@ -70,8 +74,14 @@ export function board(host: string, index: number, facts: BoardFacts = {}): GpuE
     processes: [{ pid: 1000 + index, name: facts.process ?? 'python3 serve.py', type: 'C', maxMemoryMiB: peakMiB, samples: 2016 }],
     hourlyCostUsd: facts.hourlyUsd ?? null,
     timeline: null,
+    ...(facts.minutes === undefined ? {} : { computeSeries: { start: SERIES_START, bucketSeconds: 60, meanPct: [...facts.minutes] } }),
     hourOfWeekComputePct: null,
   };
+}
+
+/** `hours` hours of minutes: `busyPct` in the minutes of each hour the predicate picks, else 0. */
+export function hourly(hours: number, busy: (minute: number) => boolean, busyPct: number): number[] {
+  return Array.from({ length: hours * 60 }, (_, minute) => (busy(minute % 60) ? busyPct : 0));
 }
 
 /** A MIG device of a board in MIG mode: no utilization of its own, busy while a process runs. */

@@ -104,7 +104,7 @@ describe('no silence', () => {
     const big = placementOf(outcome, 'big');
     expect(big.action).toBe('keep');
     expect(big.reason).toBe('kept: the cheapest purchase for it alone, 1 x h200.8x at $64.00/h, saves nothing against keeping big-host ($64.00/h); 8 instance types tried in aws/us-east-1 (7 too little VRAM)');
-    expect(outcome.plan.alternatives.filter((alternative) => alternative.workload === 'big').map((alternative) => alternative.reason)).toEqual(['ruled out: too little VRAM']);
+    expect(outcome.plan.alternatives.filter((alternative) => alternative.workloads.includes('big')).map((alternative) => alternative.reason)).toEqual(['ruled out: too little VRAM']);
   });
 });
 
@@ -145,7 +145,7 @@ describe('constraints', () => {
     // 9.2 GiB fits an L4; l4.1x ($0.80/h) has 4 vCPUs and 16 GiB for a pod asking 5.5 and 17.5 GiB:
     // l4.big ($1.00/h, 8 vCPUs, 32 GiB) holds it.
     expect(placementOf(outcome, 'api')).toMatchObject({ action: 'move', instanceType: 'l4.big' });
-    const ruledOut = outcome.plan.alternatives.find((alternative) => alternative.workload === 'api' && alternative.option.includes('l4.1x'));
+    const ruledOut = outcome.plan.alternatives.find((alternative) => alternative.workloads.includes('api') && alternative.option.includes('l4.1x'));
     expect(ruledOut?.reason).toMatch(/too few vCPUs for the pods' requests/);
     expectBalanced(outcome);
   });
@@ -161,7 +161,7 @@ describe('constraints', () => {
     // 144 GiB per replica: 4 L40S (180 GiB) on l40s.4x at $9/h is cheapest but PCIe only;
     // 2 A100 80GB of a100.4x ($20/h, NVSwitch) hold it: 2 x 312 TFLOPS >= 20% of 2 x 989.4.
     expect(placementOf(outcome, 'big-model')).toMatchObject({ action: 'move', instanceType: 'a100.4x', gpusPerReplica: 2, gpus: 2 });
-    const pcie = outcome.plan.alternatives.find((alternative) => alternative.workload === 'big-model' && alternative.option.includes('l40s.4x'));
+    const pcie = outcome.plan.alternatives.find((alternative) => alternative.workloads.includes('big-model') && alternative.option.includes('l40s.4x'));
     expect(pcie?.reason).toMatch(/no NVLink for the split/);
     // $48 - $20 = $28/h x 730 = $20,440.
     expect(outcome.plan.monthlySavingsUsd).toBe(20440);
