@@ -518,8 +518,13 @@ class PriceSheet {
     sources: [],
   };
 
-  set(term: PriceTerm, usdPerHour: number, source: string): void {
+  /** `observedAt`: the day a spot price was seen, where its source dates it. */
+  set(term: PriceTerm, usdPerHour: number, source: string, observedAt: string | null = null): void {
     this.prices[term] = usdPerHour;
+    if (term === 'spot') {
+      if (observedAt === null) delete this.prices.spotObservedAt;
+      else this.prices.spotObservedAt = observedAt;
+    }
     this.prices.sources = this.prices.sources.filter((s) => !s.startsWith(`${PRICE_LABEL[term]}: `));
     this.prices.sources.push(`${PRICE_LABEL[term]}: ${source}`);
   }
@@ -531,6 +536,23 @@ class PriceSheet {
 
 function gpuSpecByKey(specs: GpuSpecRecord[]): Map<string, GpuSpecRecord> {
   return new Map(specs.map((s) => [s.key, s]));
+}
+
+/** Types the provider has retired: listed on request, never proposed. Each entry names its source. */
+const RETIRED_TYPES: readonly { provider: string; names: readonly string[]; retiredOn: string; source: string }[] = [
+  {
+    provider: 'azure',
+    names: ['Standard_NC6s_v3', 'Standard_NC12s_v3', 'Standard_NC24s_v3'],
+    retiredOn: '2025-09-30',
+    source: 'github:MicrosoftDocs/azure-docs articles/virtual-machines/ncv3-nc6s-nc12s-nc24s-retirement.md (ms.date 03/19/2024): "On September 30, 2025, Microsoft Azure will retire the Standard_NC6s_v3, Standard_NC12s_v3 and Standard_NC24s_v3"',
+  },
+];
+
+function retirementOf(provider: string, name: string, sources: string[]): { retiredOn?: string } {
+  const entry = RETIRED_TYPES.find((candidate) => candidate.provider === provider && candidate.names.includes(name));
+  if (entry === undefined) return {};
+  sources.push(`retiredOn: ${entry.source}`);
+  return { retiredOn: entry.retiredOn };
 }
 
 export function buildInstances(catalog: Json, commitments: Json, specs: GpuSpecRecord[]): { instances: InstanceRecord[]; skipped: string[] } {
@@ -571,13 +593,20 @@ export function buildInstances(catalog: Json, commitments: Json, specs: GpuSpecR
       );
     }
 
-    // VRAM: AWS gives MiB; Azure and GCP give marketing GB, filled in MiB from the GPU table.
+    // VRAM: AWS gives MiB, Azure and GCP marketing GB; every cloud gets the GPU table's
+    // driver-reported MiB where the table has the model, so one board reads the same on all three.
     const vram = gpu.vramPerGpu === null || gpu.vramPerGpu === undefined ? null : record(gpu.vramPerGpu, `${where}.gpu.vramPerGpu`);
     const vramUnit = vram === null ? null : text(vram.unit, `${where}.gpu.vramPerGpu.unit`);
     let vramPerGpuMiB: number | null = null;
     let vramPerGpuNominalGB: number | null = null;
     if (vram !== null && vramUnit === 'MiB') {
       vramPerGpuMiB = num(vram.value, `${where}.gpu.vramPerGpu.value`);
+      const tableMiB = spec?.vramMiB ?? null;
+      if (tableMiB !== null && tableMiB.value !== vramPerGpuMiB && Math.abs(tableMiB.value - vramPerGpuMiB) / vramPerGpuMiB < 0.05) {
+        sources.push(`vramPerGpuMiB: GPU table ${spec!.key} (${tableMiB.sources.join(', ')}; ${tableMiB.check}); the provider lists ${vramPerGpuMiB} MiB`);
+        vramPerGpuMiB = tableMiB.value;
+      }
+      if (gpuPartitionSize === 1) vramPerGpuNominalGB = spec?.vramMarketingGB?.value ?? null;
     } else {
       if (vram !== null) {
         if (!vramUnit!.startsWith('GB')) fail(where, `unknown VRAM unit ${vramUnit}`);
@@ -603,7 +632,8 @@ export function buildInstances(catalog: Json, commitments: Json, specs: GpuSpecR
     const spot = pricing.spotTypical === null || pricing.spotTypical === undefined ? null : record(pricing.spotTypical, `${where}.pricing.spotTypical`);
     if (spot !== null) {
       const usd = num(spot.usdPerHour ?? spot.usdPerHourMedian, `${where}.pricing.spotTypical.usdPerHour`);
-      sheet.set('spot', usd, `${text(spot.source, `${where}.spotTypical.source`)} (observed: ${text(spot.observedAt, `${where}.spotTypical.observedAt`)})`);
+      const observedAt = text(spot.observedAt, `${where}.spotTypical.observedAt`);
+      sheet.set('spot', usd, `${text(spot.source, `${where}.spotTypical.source`)} (observed: ${observedAt})`, /^\d{4}-\d{2}-\d{2}/.exec(observedAt)?.[0] ?? null);
     }
     for (const [field, term] of [
       ['reserved1yr', 'reserved1y'],
@@ -634,7 +664,7 @@ export function buildInstances(catalog: Json, commitments: Json, specs: GpuSpecR
       if (provider === 'aws' && term === 'spot' && datedAt(best) === null) {
         source += '; this snapshot predates the 2026-07-20 on-demand prices';
       }
-      if (!sheet.has(field) || datedAt(best) !== null) sheet.set(field, usd, source);
+      if (!sheet.has(field) || datedAt(best) !== null) sheet.set(field, usd, source, datedAt(best));
       if (best.caveat !== null) notes.push(`${term}: ${best.caveat}`);
     }
 
@@ -660,6 +690,7 @@ export function buildInstances(catalog: Json, commitments: Json, specs: GpuSpecR
           field,
           round6(vmPart + gpuRow.usdPerHour),
           `derived: VM part ${vmPart} (${text(components.source, `${where}.components.source`)}) + GPU part ${gpuRow.usdPerHour} for ${gpuCount}x ${accelerator} (${gpuRow.source})`,
+          datedAt(gpuRow),
         );
       }
     }
@@ -690,6 +721,7 @@ export function buildInstances(catalog: Json, commitments: Json, specs: GpuSpecR
       networkGbps,
       networkUpTo: network === null ? null : network.upTo === true,
       prices: sheet.prices,
+      ...retirementOf(provider, name, sources),
       sources,
       notes,
     };

@@ -165,6 +165,7 @@ async function refreshRegion(context: RegionContext, region: string): Promise<Re
         reserved1y: list?.reserved1y ?? null,
         reserved3y: list?.reserved3y ?? null,
         spot: spotPrice,
+        ...(spotPrice === null ? {} : { spotObservedAt: fetchedOn }),
         sources: [
           ...(list === undefined ? [] : [`aws:pricing:GetProducts ${region} ${fetchedOn} (Linux, shared tenancy; reserved = standard class, No Upfront preferred)`]),
           ...(spotPrice === null ? [] : [`aws:ec2:DescribeSpotPriceHistory ${region} ${fetchedOn} (median across zones)`]),

@@ -99,7 +99,7 @@ async function refreshLocation(context: LocationContext, location: string): Prom
       const rows = await fetchRetailPrices(context.pricesUrl, retailPricesFilter(location, instance.name), options.pricesRetry);
       const prices = pricesFromRetailItems(rows);
       const found = Object.values(prices).some((value) => value !== null);
-      instance.prices = { ...prices, sources: found ? [`azure:retail-prices ${location} ${fetchedOn} (Linux; reservations per hour of the term)`] : [] };
+      instance.prices = { ...prices, ...(prices.spot === null ? {} : { spotObservedAt: fetchedOn }), sources: found ? [`azure:retail-prices ${location} ${fetchedOn} (Linux; reservations per hour of the term)`] : [] };
     });
 
     return { ok: true, instances, summary: regionSummary(location, instances), notices };

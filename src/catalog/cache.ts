@@ -118,6 +118,7 @@ const instanceSchema = z.object({
   vcpus: nullableNumber,
   memoryGiB: nullableNumber,
   networkGbps: nullableNumber,
+  retiredOn: z.iso.date().optional(),
   prices: z.object({
     onDemand: nullableNumber,
     spot: nullableNumber,
@@ -125,6 +126,7 @@ const instanceSchema = z.object({
     reserved3y: nullableNumber,
     savingsPlan1y: nullableNumber,
     savingsPlan3y: nullableNumber,
+    spotObservedAt: z.iso.date().optional(),
     sources: z.array(z.string()),
   }),
   sources: z.array(z.string()),

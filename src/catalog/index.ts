@@ -44,7 +44,7 @@ export async function loadCatalog(options: LoadCatalogOptions = {}): Promise<Ins
   };
 }
 
-export { bundledCatalog, BUNDLED_CATALOG_NAME, instanceExtras, filterInstances, sortInstances, findInstances, closeInstanceNames, matchesGpu, usableVramGiB, PROVIDERS, SORT_KEYS } from './instances.js';
+export { bundledCatalog, BUNDLED_CATALOG_NAME, instanceExtras, filterInstances, sortInstances, findInstances, closeInstanceNames, matchesGpu, usableVramGiB, marketedVramGB, PROVIDERS, SORT_KEYS } from './instances.js';
 export type { InstanceExtras, InstanceFilter, Provider, SortKey, SortOptions } from './instances.js';
 export { gpuSpecs, gpuSpecByKey, modelKeyOf, normaliseGpuName, pciDeviceIdOf, resolveGpu, resolveGpuModel, GPU_REFERENCE_SOURCES, GPU_TABLE_AS_OF } from './gpus.js';
 export type { GpuMatchBasis, GpuResolution, GpuUnknownReason } from './gpus.js';

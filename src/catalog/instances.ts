@@ -30,8 +30,10 @@ export interface InstanceFilter {
   region?: string;
   /** GPU model words, e.g. `H100`, `h100-sxm-80gb`, `NVIDIA H100 80GB HBM3`. */
   gpu?: string;
-  /** Usable VRAM per GPU (or per slice) at least this many GiB. */
-  minVramGiB?: number;
+  /** GPU memory as marketed at least this many GB (marketedVramGB). */
+  minVramGB?: number;
+  /** List types the provider has retired (they are left out otherwise). */
+  includeRetired?: boolean;
   /** Hourly instance price at `pricing` at most this many USD; types without that price are left out. */
   maxPricePerHour?: number;
   pricing?: PricingModel;
@@ -57,6 +59,22 @@ export function usableVramGiB(instance: InstanceType): number | null {
   if (instance.vramPerGpuMiB !== null) return instance.vramPerGpuMiB / MIB_PER_GIB;
   const nominal = instanceExtras(instance).vramPerGpuNominalGB ?? null;
   return nominal === null ? null : (nominal * BYTES_PER_GB) / BYTES_PER_GIB;
+}
+
+/**
+ * GPU memory per GPU (or slice) as marketed, in GB: the label the source or the GPU table gives
+ * (H100 80GB: 80, though its 81,559 MiB usable are 79.6 GiB), else the usable bytes in decimal
+ * GB, which every board's label undercounts. The class a user asks for by its size.
+ */
+export function marketedVramGB(instance: InstanceType): number | null {
+  const nominal = instanceExtras(instance).vramPerGpuNominalGB ?? null;
+  if (nominal !== null) return nominal;
+  if (instance.gpuPartitionSize === 1) {
+    const marketing = gpuSpecByKey(instance.gpuModelKey)?.vramMarketingGB?.value ?? null;
+    if (marketing !== null) return marketing;
+  }
+  const usable = usableVramGiB(instance);
+  return usable === null ? null : Math.floor((usable * BYTES_PER_GIB) / BYTES_PER_GB);
 }
 
 function words(text: string): string[] {
@@ -92,9 +110,10 @@ export function filterInstances<T extends InstanceType>(instances: readonly T[],
     if (filter.providers !== undefined && filter.providers.length > 0 && !filter.providers.includes(instance.provider)) return false;
     if (filter.region !== undefined && instance.region.toLowerCase() !== filter.region.toLowerCase()) return false;
     if (filter.gpu !== undefined && !matchesGpu(instance, filter.gpu)) return false;
-    if (filter.minVramGiB !== undefined) {
-      const vram = usableVramGiB(instance);
-      if (vram === null || vram < filter.minVramGiB) return false;
+    if (instance.retiredOn !== undefined && filter.includeRetired !== true) return false;
+    if (filter.minVramGB !== undefined) {
+      const vram = marketedVramGB(instance);
+      if (vram === null || vram < filter.minVramGB) return false;
     }
     if (filter.maxPricePerHour !== undefined) {
       const price = instancePrice(instance, pricing);

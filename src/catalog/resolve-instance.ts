@@ -68,6 +68,8 @@ export function inferInstanceType(catalog: InstanceCatalog, facts: HostFacts): I
       i.provider === provider &&
       i.gpuModelKey === facts.modelKey &&
       i.gpuCount > 0 &&
+      // A retired type no longer runs anywhere: no host is taken for one.
+      i.retiredOn === undefined &&
       (facts.region === undefined || i.region.toLowerCase() === facts.region.toLowerCase()),
   );
   const counts = [...new Set(ofModel.map((i) => i.gpuCount))].sort((a, b) => a - b);

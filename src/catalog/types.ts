@@ -79,7 +79,7 @@ export interface MigGpuTable {
 export interface InstanceRecord extends InstanceType {
   /** The GPU's key in the instance catalog's own scheme, e.g. `H100-SXM-80GB`. */
   gpuCatalogKey: string;
-  /** GPU memory as the source labels it (Azure, GCP), in marketing GB; null where the source gives MiB. */
+  /** GPU memory as marketed, in GB: the source's label (Azure, GCP), else the GPU table's; null where neither says. */
   vramPerGpuNominalGB: number | null;
   /** "Up to N Gigabit" burst rather than sustained bandwidth; null where unknown. */
   networkUpTo: boolean | null;

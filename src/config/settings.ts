@@ -21,6 +21,8 @@ export interface ConfigSettings {
   hostInstanceTypes: { host: string; instanceType: string }[];
   commitmentDiscountPct: Partial<Record<'reserved-1y' | 'reserved-3y', number>>;
   planBasis: 'observed' | 'declared' | undefined;
+  /** Share of spot capacity reclaimed a month, percent (the Spot Advisor figure for the user's pools). */
+  spotInterruptionsPerMonthPct: number | undefined;
 }
 
 export function settingsOf(config: GpuAuditConfig): ConfigSettings {
@@ -35,6 +37,7 @@ export function settingsOf(config: GpuAuditConfig): ConfigSettings {
     workloads: config.workloads ?? [],
     hostInstanceTypes: Object.entries(config.hosts ?? {}).map(([host, entry]) => ({ host, instanceType: entry.instanceType })),
     planBasis: config.plan?.basis,
+    spotInterruptionsPerMonthPct: config.pricing?.spotInterruptionsPerMonthPct,
     commitmentDiscountPct: {
       ...(discounts?.reserved1yPct === undefined ? {} : { 'reserved-1y': discounts.reserved1yPct }),
       ...(discounts?.reserved3yPct === undefined ? {} : { 'reserved-3y': discounts.reserved3yPct }),

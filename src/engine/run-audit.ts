@@ -23,7 +23,7 @@ import {
   type WorkloadDefinition,
 } from '../analysis/index.js';
 import { loadCatalog } from '../catalog/index.js';
-import { REPORT_SCHEMA_VERSION, type InstanceCatalog, type KubernetesSourceRead, type PricingModel, type Report, type SourceSummary } from '../model/index.js';
+import { HOURS_PER_MONTH, REPORT_SCHEMA_VERSION, type InstanceCatalog, type KubernetesSourceRead, type PricingModel, type Report, type SourceSummary } from '../model/index.js';
 import { DEFAULT_RECOMMEND_SETTINGS, planFleet, type PlanBasis } from '../recommend/index.js';
 import {
   mergeInventories,
@@ -88,6 +88,8 @@ export interface AuditOptions {
   hostInstanceTypes?: readonly { host: string; instanceType: string }[];
   /** gpu-audit.yaml `pricing.discounts`: a negotiated discount off on-demand replaces the catalog's commitment price. */
   commitmentDiscountPct?: Partial<Record<'reserved-1y' | 'reserved-3y', number>>;
+  /** gpu-audit.yaml `pricing.spotInterruptionsPerMonthPct`. */
+  spotInterruptionsPerMonthPct?: number | undefined;
   performance?: AuditPerformance;
 }
 
@@ -185,6 +187,7 @@ async function finishAudit({ profile, sources, failures, transfer }: ReadProfile
     region: options.region,
     idleThresholdPct: options.idleThresholdPct,
     ...(options.vramHeadroomPct === undefined ? {} : { vramHeadroom: options.vramHeadroomPct / 100 }),
+    ...(options.spotInterruptionsPerMonthPct === undefined ? {} : { spotInterruptionsPerHour: options.spotInterruptionsPerMonthPct / 100 / HOURS_PER_MONTH }),
     ...(reserved1yDiscountPct === undefined ? {} : { commitment: { fraction: reserved1yDiscountPct / 100, source: 'gpu-audit.yaml pricing.discounts.reserved1yPct' } }),
   });
   const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

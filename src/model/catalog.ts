@@ -39,6 +39,8 @@ export interface InstancePrices {
   reserved3y: number | null;
   savingsPlan1y: number | null;
   savingsPlan3y: number | null;
+  /** Day (YYYY-MM-DD) the spot price was observed; absent where its source gives no date. */
+  spotObservedAt?: string;
   /** Where each non-null price came from. */
   sources: string[];
 }
@@ -58,6 +60,8 @@ export interface InstanceType {
   memoryGiB: number | null;
   networkGbps: number | null;
   prices: InstancePrices;
+  /** Day (YYYY-MM-DD) the provider retires or retired the type: listed only on request, never proposed. */
+  retiredOn?: string;
   sources: string[];
 }
 

@@ -17,6 +17,7 @@ export const FINDING_CODES = {
   'tenant-isolation': { rule: 'sharing declined: the workloads belong to tenants that must stay apart' },
   'declared-vs-observed': { rule: 'the demand gpu-audit.yaml declares and the demand the telemetry shows differ by more than 2x' },
   'sharing-contention': { rule: 'workloads that could share one GPU burst together: sharing would slow them' },
+  'spot-blocked': { rule: 'checkpointed jobs could run on spot but share their instance with work that must run at any hour' },
   'partly-observed-host': { rule: 'the host\'s instance type holds more GPUs than the telemetry showed: it cannot be released on this evidence' },
 } as const satisfies Record<string, { rule: string }>;
 

@@ -87,6 +87,7 @@ const CSV_COLUMNS = [
   'networkGbps',
   'onDemandUsdPerHour',
   'spotUsdPerHour',
+  'spotObservedAt',
   'reserved1yUsdPerHour',
   'reserved3yUsdPerHour',
   'savingsPlan1yUsdPerHour',
@@ -96,6 +97,7 @@ const CSV_COLUMNS = [
   'perGpuBasis',
   'catalog',
   'catalogAsOf',
+  'retiredOn',
 ] as const;
 
 /** RFC 4180: header row, one row per instance; the catalog and its date are columns of every row. */
@@ -116,6 +118,7 @@ export function renderCsv(instances: readonly InstanceType[], catalog: InstanceC
       networkGbps: instance.networkGbps,
       onDemandUsdPerHour: instance.prices.onDemand,
       spotUsdPerHour: instance.prices.spot,
+      spotObservedAt: instance.prices.spotObservedAt ?? null,
       reserved1yUsdPerHour: instance.prices.reserved1y,
       reserved3yUsdPerHour: instance.prices.reserved3y,
       savingsPlan1yUsdPerHour: instance.prices.savingsPlan1y,
@@ -125,6 +128,7 @@ export function renderCsv(instances: readonly InstanceType[], catalog: InstanceC
       perGpuBasis: perGpu?.basis ?? null,
       catalog: catalog.name,
       catalogAsOf: catalog.asOf,
+      retiredOn: instance.retiredOn ?? null,
     };
     return CSV_COLUMNS.map((column) => csvField(cells[column])).join(',');
   });
@@ -183,7 +187,7 @@ function perGpuCell(instance: InstanceType, pricing: PricingModel): string {
 
 function listColumns(pricing: PricingModel): ListColumn[] {
   return [
-    { header: 'Type', align: 'left', cell: (i) => toDisplayText(i.name), minimum: 12 },
+    { header: 'Type', align: 'left', cell: (i) => `${toDisplayText(i.name)}${i.retiredOn === undefined ? '' : ` (retired ${i.retiredOn})`}`, minimum: 12 },
     { header: 'Region', align: 'left', cell: (i) => toDisplayText(i.region), minimum: 7 },
     { header: 'GPUs', align: 'left', cell: gpuLabel, minimum: 10 },
     { header: 'VRAM/GPU\nGiB', align: 'right', cell: vramCell },
@@ -294,7 +298,7 @@ export function renderShowTable(instance: InstanceType, catalog: InstanceCatalog
     ['Memory', instance.memoryGiB === null ? MISSING : `${formatNumber(instance.memoryGiB, 0)} GiB`],
     ['Network', network],
     ['On-demand', priceLine(instance, prices.onDemand, 'on-demand')],
-    ['Spot', priceLine(instance, prices.spot, 'spot')],
+    ['Spot', prices.spot === null ? priceLine(instance, prices.spot, 'spot') : `${priceLine(instance, prices.spot, 'spot')}, observed ${prices.spotObservedAt ?? 'on an unknown date'}`],
     ['Reserved 1y', priceLine(instance, prices.reserved1y, null)],
     ['Reserved 3y', priceLine(instance, prices.reserved3y, null)],
     ['Savings plan 1y', priceLine(instance, prices.savingsPlan1y, null)],
@@ -304,6 +308,7 @@ export function renderShowTable(instance: InstanceType, catalog: InstanceCatalog
     const answered = gpuHourPrice(instance, pricing);
     rows.push(['Per GPU-hour', answered === null ? `${MISSING} (no ${pricing} price)` : `$${money(answered.usdPerGpuHour)} at ${pricing} (${answered.basis})`]);
   }
+  if (instance.retiredOn !== undefined) rows.unshift(['Retired', `on ${instance.retiredOn}: the plan never proposes it`]);
   const spec = gpuSpecByKey(instance.gpuModelKey);
   const sections = [paint.heading(toDisplayText(instance.name)), keyValueTable(rows, paint)];
   if (spec !== undefined) sections.push('', paint.heading(`GPU table (as of ${spec.asOf}; unmarked figures were seen in a cited source)`), keyValueTable(specRows(spec), paint));

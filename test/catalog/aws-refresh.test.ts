@@ -47,8 +47,9 @@ describe('refreshAws against recorded answers', () => {
     const p5 = result.instances.find((instance) => instance.name === 'p5.48xlarge');
     expect(p5).toMatchObject({
       provider: 'aws', region: 'us-east-1', gpuModelKey: 'h100-sxm-80gb', gpuModelName: 'NVIDIA H100 80GB HBM3',
-      // moto: Count 8, MemoryInfo 81920 MiB per GPU, DefaultVCpus 192, 2097152 MiB = 2048 GiB, "3200 Gigabit".
-      gpuCount: 8, gpuPartitionSize: 1, vramPerGpuMiB: 81920, vcpus: 192, memoryGiB: 2048, networkGbps: 3200,
+      // moto: Count 8, MemoryInfo 81920 MiB per GPU (the GPU table's driver-reported 81559 is kept:
+      // within 5%, the same board), DefaultVCpus 192, 2097152 MiB = 2048 GiB, "3200 Gigabit".
+      gpuCount: 8, gpuPartitionSize: 1, vramPerGpuMiB: 81559, vcpus: 192, memoryGiB: 2048, networkGbps: 3200,
     });
     // Spot per zone (fixture): 30.326 27.6948 20.9934 29.3511 25.8774 25.3026; sorted, the middle
     // two are 25.8774 and 27.6948: (25.8774 + 27.6948) / 2 = 26.7861.

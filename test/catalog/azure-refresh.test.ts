@@ -89,6 +89,8 @@ describe('refreshAzure against recorded answers', () => {
     // savings plan on the Linux row: 1 Year 3.0, 3 Years 2.5.
     expect(a100?.prices).toEqual({
       onDemand: 3.673, spot: 0.444433, reserved1y: 2, reserved3y: 1.5, savingsPlan1y: 3, savingsPlan3y: 2.5,
+      // The retail rows say when a price took effect, not when it was seen: the refresh's day dates the spot price.
+      spotObservedAt: '2026-11-30',
       sources: ['azure:retail-prices eastus 2026-11-30 (Linux; reservations per hour of the term)'],
     });
     // 6 rows at 2 per page: 3 requests, the 2nd and 3rd by NextPageLink ($skip 2, 4).

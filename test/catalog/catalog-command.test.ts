@@ -73,8 +73,8 @@ describe('catalog list (acceptance)', () => {
     };
     expect(body.catalog).toEqual({ name: 'bundled-2026-11-29', asOf: '2026-11-29', origin: 'bundled', ageDays: null });
     const p5 = body.instances.find((i) => i.name === 'p5.48xlarge')!;
-    // 81920 MiB per GPU (DescribeInstanceTypes) = 80 GiB; $55.04/h / 8 GPUs = $6.88 per GPU-hour.
-    expect(p5).toMatchObject({ gpuCount: 8, vramPerGpuMiB: 81920, gpuModelKey: 'h100-sxm-80gb', prices: { onDemand: 55.04 } });
+    // 81559 MiB per GPU (the GPU table's; AWS lists 81920), marketed 80 GB; $55.04/h / 8 GPUs = $6.88 per GPU-hour.
+    expect(p5).toMatchObject({ gpuCount: 8, vramPerGpuMiB: 81559, vramPerGpuNominalGB: 80, gpuModelKey: 'h100-sxm-80gb', prices: { onDemand: 55.04 } });
     expect(p5.pricePerGpuHour).toEqual({ usdPerGpuHour: 6.88, basis: 'per-gpu', pricing: 'on-demand' });
     expect(body.instances.map((i) => i.name)).toEqual(['p5.4xlarge', 'p5.48xlarge']);
     expect(body.count).toBe(2);
@@ -86,7 +86,8 @@ describe('catalog list (acceptance)', () => {
     expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(100);
     expect(stdout).toMatch(/VRAM\/GPU/);
     expect(stdout).toMatch(/\$\/h/);
-    expect(stdout).toContain('114 instance types.');
+    // 114 in the snapshot, less the 3 retired Azure NCv3 sizes.
+    expect(stdout).toContain('111 instance types.');
     expect(stdout).toContain('Catalog bundled-2026-11-29 (bundled snapshot, as of 2026-11-29)');
     // Full type names, never cut: the longest is Standard_ND96isr_MI300X_v5.
     expect(stdout).toContain('Standard_ND96isr_MI300X_v5');
@@ -219,7 +220,7 @@ describe('catalog show (acceptance)', () => {
   it('csv is one row in the list format', async () => {
     const rows = parseCsv((await run(['show', 'p5.48xlarge', '--format', 'csv'])).stdout);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ name: 'p5.48xlarge', gpuCount: '8', vramPerGpuMiB: '81920', onDemandUsdPerHour: '55.04', usdPerGpuHour: '6.88' });
+    expect(rows[0]).toMatchObject({ name: 'p5.48xlarge', gpuCount: '8', vramPerGpuMiB: '81559', onDemandUsdPerHour: '55.04', usdPerGpuHour: '6.88' });
   });
 
   it('an unknown type is an input error listing close matches', async () => {
@@ -248,7 +249,7 @@ describe('catalog --help', () => {
     };
     expect(help(['--help'])).toContain('$ gpu-audit catalog show Standard_ND96isr_H200_v5');
     expect(help(['list', '--help'])).toContain('$ gpu-audit catalog list --provider aws --gpu H100 --format json');
-    expect(help(['list', '--help'])).toMatch(/--min-vram <GiB>/);
+    expect(help(['list', '--help'])).toMatch(/--min-vram <GB>/);
     expect(help(['show', '--help'])).toContain('$ gpu-audit catalog show p5.48xlarge');
   });
 

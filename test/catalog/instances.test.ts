@@ -13,6 +13,7 @@ import {
   pricePerDeviceHour,
   pricePerGpuHour,
   sortInstances,
+  marketedVramGB,
   usableVramGiB,
 } from '../../src/catalog/index.js';
 import { BUNDLED_INSTANCES } from '../../src/catalog/data/instances.js';
@@ -21,6 +22,7 @@ import type { InstanceType } from '../../src/model/catalog.js';
 
 const catalog = bundledCatalog();
 /** The bundled record, with the fields only bundled records carry (notes, nominal GB). */
+const INSTANCES = BUNDLED_INSTANCES;
 const byName = (name: string): InstanceRecord => findInstances(BUNDLED_INSTANCES, name)[0]!;
 
 /** A hand-made instance for the pure functions; only the fields a test sets matter. */
@@ -59,7 +61,7 @@ describe('the bundled snapshot', () => {
       region: 'us-east-1',
       gpuModelKey: 'h100-sxm-80gb',
       gpuCount: 8,
-      vramPerGpuMiB: 81920,
+      vramPerGpuMiB: 81559,
       vcpus: 192,
       memoryGiB: 2048,
       networkGbps: 3200,
@@ -190,11 +192,30 @@ describe('filterInstances', () => {
     expect(matchesGpu(p5, 'H200')).toBe(false);
   });
 
-  it('--min-vram compares usable GiB: an H100 80GB (81559 MiB = 79.6 GiB) does not hold 80 GiB', () => {
-    const a3 = byName('a3-highgpu-8g');
-    expect(usableVramGiB(a3)).toBeCloseTo(81559 / 1024, 10);
-    expect(filterInstances([a3], { minVramGiB: 79 })).toHaveLength(1);
-    expect(filterInstances([a3], { minVramGiB: 80 })).toHaveLength(0);
+  it('puts one H100 80GB on one basis on every cloud: the GPU table\'s 81,559 MiB (79.6 GiB), labelled 80 GB', () => {
+    for (const name of ['p5.48xlarge', 'Standard_ND96isr_H100_v5', 'a3-highgpu-8g']) {
+      const instance = byName(name);
+      expect([name, instance.vramPerGpuMiB, usableVramGiB(instance)?.toFixed(1), marketedVramGB(instance)]).toEqual([name, 81559, '79.6', 80]);
+    }
+    // AWS lists 81,920 MiB for the same board; the source line keeps it.
+    expect(byName('p5.48xlarge').sources).toContain('vramPerGpuMiB: GPU table h100-sxm-80gb (SMI_CSV_PUBLIC; seen); the provider lists 81920 MiB');
+  });
+
+  it('--min-vram compares the marketed GB: 80 finds the H100 80GB types on all three clouds, 81 none of them', () => {
+    const h100 = filterInstances(INSTANCES, { gpu: 'H100', minVramGB: 80 });
+    expect(new Set(h100.map((instance) => instance.provider))).toEqual(new Set(['aws', 'azure', 'gcp']));
+    expect(filterInstances(INSTANCES, { gpu: 'h100-sxm-80gb', minVramGB: 81 })).toEqual([]);
+  });
+
+  it('leaves retired types out unless asked, marked with the day they went: Azure NCv3 on 2025-09-30', () => {
+    const azure = filterInstances(INSTANCES, { providers: ['azure'] }).map((instance) => instance.name);
+    expect(azure).not.toContain('Standard_NC6s_v3');
+    const all = filterInstances(INSTANCES, { providers: ['azure'], includeRetired: true });
+    expect(all.filter((instance) => instance.retiredOn !== undefined).map((instance) => [instance.name, instance.retiredOn])).toEqual([
+      ['Standard_NC6s_v3', '2025-09-30'],
+      ['Standard_NC12s_v3', '2025-09-30'],
+      ['Standard_NC24s_v3', '2025-09-30'],
+    ]);
   });
 
   it('reads a marketed-only size as decimal GB, a lower bound: Azure V100 16 GB -> 16e9 / 2^30 = 14.90 GiB', () => {

@@ -110,7 +110,7 @@ timezone: Europe/Berlin
   });
 
   it('lists the allowed keys when no key is close', () => {
-    expect(describeError('pricing: { zzzzzz: 1 }\n')).toBe('gpu-audit.yaml: line 1: pricing.zzzzzz: unknown key `zzzzzz` (expected one of provider, region, model, discounts)');
+    expect(describeError('pricing: { zzzzzz: 1 }\n')).toBe('gpu-audit.yaml: line 1: pricing.zzzzzz: unknown key `zzzzzz` (expected one of provider, region, model, discounts, spotInterruptionsPerMonthPct)');
   });
 
   it('rejects a process pattern that is not a regular expression', () => {

@@ -6,7 +6,7 @@ import { parseConfig } from '../../src/config/document/index.js';
 describe('settingsOf', () => {
   it('turns the config into the settings the audit takes', () => {
     const settings = settingsOf(parseConfig(`
-pricing: { provider: azure, region: eastus, model: reserved-3y, discounts: { reserved3yPct: 55 } }
+pricing: { provider: azure, region: eastus, model: reserved-3y, discounts: { reserved3yPct: 55 }, spotInterruptionsPerMonthPct: 12 }
 hosts:
   gpu-a-*: { instanceType: Standard_NC24ads_A100_v4 }
   "*": { instanceType: Standard_NC40ads_H100_v5 }
@@ -27,6 +27,8 @@ timezone: Asia/Tokyo
         { host: '*', instanceType: 'Standard_NC40ads_H100_v5' },
       ],
       commitmentDiscountPct: { 'reserved-3y': 55 },
+      spotInterruptionsPerMonthPct: 12,
+      planBasis: undefined,
     });
   });
 

@@ -2,7 +2,8 @@
  * The plan for the bundled demo fleet, through the real pipeline (parse, analyse, plan).
  * fixtures/demo/README.md describes what each host does.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -121,4 +122,22 @@ describe('gpu-audit audit --demo (the built CLI)', () => {
     expect(table.stdout.indexOf('Plan (observed demand)')).toBeLessThan(table.stdout.indexOf('Findings ('));
     expect(table.stdout.indexOf('Steps (')).toBeLessThan(table.stdout.indexOf('GPUs ('));
   });
+});
+
+describe('gpu-audit.yaml pricing.spotInterruptionsPerMonthPct (the built CLI)', () => {
+  it('prices the demo\'s spot step at the configured rate and stops calling it assumed', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-spot-'));
+    try {
+      const config = path.join(dir, 'gpu-audit.yaml');
+      writeFileSync(config, `${readFileSync(path.join(repoRoot, 'fixtures/demo/gpu-audit.yaml'), 'utf8')}\npricing: { spotInterruptionsPerMonthPct: 10 }\n`);
+      const run = runBuiltCli(['audit', '--demo', '--config', config, '--format', 'json']);
+      expect(run.status).toBe(0);
+      const step = (JSON.parse(run.stdout) as Report).plan!.steps.find((candidate) => candidate.id.startsWith('commit:'))!;
+      // 10% a month: 0.1 / 730 per hour; 72 minutes lost each: 0.1 / 730 x 1.2 h = 0.0164% of the run hours.
+      expect(step.evidence).toMatchObject({ interruptionsPerMonthPct: 10, interruptionRateBasis: 'configured', expectedLossPct: 0.02 });
+      expect(step.confidenceReasons.some((reason) => reason.includes('interruption rate'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -1,11 +1,10 @@
 /**
  * Shortcuts taken for fleet-sized inputs must give the answers of the plain definitions, to the
- * last digit: prices formatted without ICU and demand-curve shares read from one table. Each
+ * last digit: prices formatted without ICU. Each
  * plain definition is written out here and compared on random inputs.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { shareAtLeast, shareAtLeastOf, type DemandCurve } from '../../src/recommend/purchase.js';
 import { fixedEnUs, money } from '../../src/recommend/units.js';
 
 const icu = (digits: number): Intl.NumberFormat => new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -40,23 +39,3 @@ describe('fixedEnUs: en-US numbers with fixed decimals, as Intl.NumberFormat wri
   });
 });
 
-describe('shareAtLeastOf: shareAtLeast for every k of one curve', () => {
-  const point = fc.record({ gpus: fc.integer({ min: 0, max: 40 }), weight: fc.double({ min: 0, max: 1, noNaN: true }) });
-
-  it('gives exactly shareAtLeast on curves in ascending order of GPUs (both builders make those)', () => {
-    fc.assert(fc.property(fc.uniqueArray(point, { selector: (p) => p.gpus, maxLength: 30 }), (points) => {
-      const curve: DemandCurve = [...points].sort((a, b) => a.gpus - b.gpus);
-      const share = shareAtLeastOf(curve);
-      for (let k = 0; k <= 42; k += 1) if (!Object.is(share(k), shareAtLeast(curve, k))) return false;
-      return true;
-    }));
-  });
-
-  it('falls back to shareAtLeast on a curve in any other order', () => {
-    fc.assert(fc.property(fc.array(point, { maxLength: 30 }), (curve) => {
-      const share = shareAtLeastOf(curve);
-      for (let k = 0; k <= 42; k += 1) if (!Object.is(share(k), shareAtLeast(curve, k))) return false;
-      return true;
-    }));
-  });
-});

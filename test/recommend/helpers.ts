@@ -76,8 +76,3 @@ export function testCatalog(extra: InstanceType[] = []): InstanceCatalog {
 export function options(overrides: Partial<RecommendOptions> = {}): RecommendOptions {
   return { ...DEFAULT_RECOMMEND_SETTINGS, catalog: testCatalog(), pricing: 'on-demand', ...overrides };
 }
-
-/** 168 hourly values: `busy` for the hours the predicate picks (hour of the day, 0-23), else 0. */
-export function weekProfile(busyHour: (hourOfDay: number) => boolean, busy = 50): number[] {
-  return Array.from({ length: 168 }, (_, hour) => (busyHour(hour % 24) ? busy : 0));
-}

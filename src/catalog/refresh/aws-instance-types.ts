@@ -5,7 +5,7 @@
 import type { InstanceTypeInfo } from '@aws-sdk/client-ec2';
 import type { InstanceType } from '../../model/index.js';
 import { awsGpuProductName } from './gpu-names.js';
-import { UNKNOWN_GPU_KEY, type GpuLookup } from './gpu-lookup.js';
+import { tableBasisMiB, UNKNOWN_GPU_KEY, type GpuLookup } from './gpu-lookup.js';
 
 export interface MappedInstance {
   instance: InstanceType;
@@ -53,7 +53,8 @@ export function instanceFromAws(info: InstanceTypeInfo, region: string, sourceTa
   const apiName = gpu.Name ?? '';
   const vramPerGpuMiB = gpu.MemoryInfo?.SizeInMiB ?? null;
   const productName = awsGpuProductName(manufacturer, apiName, vramPerGpuMiB);
-  const gpuModelKey = (productName === undefined ? undefined : lookupGpu(productName))?.key ?? UNKNOWN_GPU_KEY;
+  const table = productName === undefined ? undefined : lookupGpu(productName);
+  const gpuModelKey = table?.key ?? UNKNOWN_GPU_KEY;
   const spokenName = `${manufacturer} ${apiName}`.trim();
 
 
@@ -66,7 +67,7 @@ export function instanceFromAws(info: InstanceTypeInfo, region: string, sourceTa
     gpuCount: gpu.Count ?? 0,
     // Records made before AWS sold partial GPUs carry no partition size: a whole GPU.
     gpuPartitionSize: gpu.GpuPartitionSize ?? 1,
-    vramPerGpuMiB,
+    vramPerGpuMiB: tableBasisMiB(vramPerGpuMiB, table),
     vcpus: info.VCpuInfo?.DefaultVCpus ?? null,
     memoryGiB: info.MemoryInfo?.SizeInMiB === undefined ? null : info.MemoryInfo.SizeInMiB / MIB_PER_GIB,
     networkGbps: networkGbpsOf(info),

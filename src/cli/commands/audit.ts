@@ -196,6 +196,7 @@ function applyConfig(auditOptions: AuditOptions, settings: ConfigSettings, typed
   auditOptions.workloads = settings.workloads;
   auditOptions.hostInstanceTypes = settings.hostInstanceTypes;
   auditOptions.commitmentDiscountPct = settings.commitmentDiscountPct;
+  auditOptions.spotInterruptionsPerMonthPct = settings.spotInterruptionsPerMonthPct;
   if (settings.planBasis !== undefined) auditOptions.planBasis = settings.planBasis;
   if (settings.vramHeadroomPct !== undefined) auditOptions.vramHeadroomPct = settings.vramHeadroomPct;
 }

@@ -47,6 +47,7 @@ interface ListOptions extends CommonOptions {
   region?: string;
   gpu?: string;
   minVram?: number;
+  includeRetired?: boolean;
   maxPrice?: number;
   sort: SortKey;
   desc?: boolean;
@@ -106,7 +107,8 @@ export async function runCatalogList(options: ListOptions, io: CliIo, deps: Cata
     providers: options.provider,
     region: options.region,
     gpu: options.gpu,
-    minVramGiB: options.minVram,
+    minVramGB: options.minVram,
+    includeRetired: options.includeRetired === true,
     maxPricePerHour: options.maxPrice,
     pricing: options.pricing,
   };
@@ -142,7 +144,8 @@ The bundled snapshot covers AWS us-east-1, Azure eastus/eastus2 and GCP us-centr
   const list = new Command('list')
     .description('list instance types, filtered and sorted')
     .addOption(new Option('--gpu <model>', 'GPU model words: H100, A10G, h100-sxm-80gb, "NVIDIA H100 80GB HBM3" (whole words: A10 is not A100)'))
-    .addOption(new Option('--min-vram <GiB>', 'usable VRAM per GPU at least GiB (an H100 80GB has 79.6 GiB usable)').argParser(nonNegative('GiB')))
+    .addOption(new Option('--min-vram <GB>', 'GPU memory as marketed at least GB: 80 finds every H100 80GB (whose 81,559 MiB usable are 79.6 GiB)').argParser(nonNegative('GB')))
+    .addOption(new Option('--include-retired', 'also list types the provider has retired (marked; never proposed)'))
     .addOption(new Option('--max-price <usd>', 'instance price per hour at --pricing at most USD (types without that price are left out)').argParser(nonNegative('USD per hour')))
     .addOption(new Option('--sort <key>', 'sort by').choices(SORT_KEYS).default('price'))
     .addOption(new Option('--desc', 'largest first (unknown values stay last)'));

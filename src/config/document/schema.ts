@@ -135,6 +135,7 @@ export const configSchema = z
             reserved3yPct: percent().describe('Negotiated 3-year discount off on-demand, percent; replaces the catalog\'s reserved-3y price.').optional(),
           }, expected('a map with reserved1yPct and/or reserved3yPct'))
           .optional(),
+        spotInterruptionsPerMonthPct: percent().describe('Share of spot capacity reclaimed a month, percent (the Spot Advisor bucket of your pools); default 20, the floor of its worst bucket.').optional(),
       }, expected('a map of pricing options'))
       .optional(),
     hosts: z

@@ -36,8 +36,10 @@ export interface PlanDemand {
   /** Replicas the target serves, by the plan's basis. */
   replicas: number;
   currentReplicas: number;
-  /** Whole GPUs one replica holds now. */
+  /** Whole GPUs one replica needs: a job's, those it ran on. */
   gpusPerReplica: number;
+  /** GPUs (or MIG instances) it holds that never ran in the window: not carried over. */
+  unusedGpus: number;
   /** fixed: a job keeps its GPUs per replica (data parallel, a notebook); split: a model may be split over more or fewer GPUs (tensor parallel). */
   shape: 'fixed' | 'split';
   /** VRAM one GPU of a fixed replica needs, and one replica needs in all. */
@@ -67,8 +69,8 @@ export interface DemandContext {
   podsByGpu: ReadonlyMap<string, readonly KubernetesPodEntry[]>;
   /** gpu-audit.yaml's tensor-parallel width of a workload's model (`model.gpusPerReplica`). */
   gpusPerReplicaOf: (workload: string) => number | undefined;
-  /** MIG instances of a workload that ran at all in the window; undefined where not known. */
-  usedInstancesOf: (workload: string) => number | undefined;
+  /** GPUs (or MIG instances) of a workload that ran at all in the window; undefined where not known. */
+  usedGpusOf: (workload: string) => number | undefined;
 }
 
 /** The GPU-bound threshold of the pipeline verdict: a fed GPU should reach it (analysis/cpu-pipeline/verdict.ts). */
@@ -153,10 +155,13 @@ export function planDemand(unit: DemandUnit, hosts: readonly string[], context: 
   const declaredWidth = context.gpusPerReplicaOf(unit.id);
   const split = unit.kind === 'inference';
   // A service is a replica per GPU unless its model is declared split wider; a job holds all its GPUs as one.
-  const gpusPerReplica = slice !== null ? 1 : split ? Math.min(unit.gpuCount, declaredWidth ?? 1) : unit.gpuCount;
-  // A workload in MIG slices holds one replica per instance; an instance that never ran is not carried over.
-  const currentReplicas = slice !== null ? unit.gpuCount : Math.max(1, Math.floor(unit.gpuCount / gpusPerReplica));
-  const observedReplicas = slice !== null ? Math.max(1, context.usedInstancesOf(unit.id) ?? unit.gpuCount) : currentReplicas;
+  // A GPU (or MIG instance) the workload holds and never ran on in the window is not carried over:
+  // a job's replica is as wide as the GPUs it ran on, a service has a replica per width it ran on.
+  const used = Math.max(1, Math.min(unit.gpuCount, context.usedGpusOf(unit.id) ?? unit.gpuCount));
+  const gpusPerReplica = slice !== null ? 1 : split ? Math.min(unit.gpuCount, declaredWidth ?? 1) : used;
+  // A workload in MIG slices holds one replica per instance.
+  const currentReplicas = slice !== null ? unit.gpuCount : split ? Math.max(1, Math.floor(unit.gpuCount / gpusPerReplica)) : 1;
+  const observedReplicas = slice !== null ? used : split ? Math.max(1, Math.ceil(used / gpusPerReplica - 1e-9)) : 1;
   const serving = unit.serving;
   const declaredReplicas = serving?.perGpuThroughputPerSecond != null && serving.peakDemandPerSecond != null
     ? ceilTolerant((serving.peakDemandPerSecond / serving.perGpuThroughputPerSecond / gpusPerReplica) * (1 + DEFAULT_POOL_HEADROOM))
@@ -173,6 +178,7 @@ export function planDemand(unit: DemandUnit, hosts: readonly string[], context: 
   return {
     unit,
     hosts: [...hosts],
+    unusedGpus: unit.gpuCount - used,
     disposition: disposition(unit, workload, need),
     replicas: useDeclared ? declared.replicas : observedReplicas,
     currentReplicas,

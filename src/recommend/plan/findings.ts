@@ -6,13 +6,17 @@
  * - sidecar-overhead: sidecars take a large share of the workload's cost;
  * - partly-observed-host: a host's type holds more GPUs than the telemetry showed;
  * - not-enough-data: a workload the plan keeps for want of data, and why;
+ * - spot-blocked: checkpointed jobs kept off spot by a service (or an undeclared job) beside them;
  * - no-checkpoint-on-spot-candidate: training that cannot use spot without checkpoints.
  */
 import type { Finding } from '../../model/index.js';
 import { checkpointFindings } from '../purchase.js';
 import { money, round2 } from '../units.js';
 import { SIDECAR_OVERHEAD_STEP_PCT } from './steps.js';
+import type { PlanDemand } from './demand.js';
+import { spotBlockers, spotPriceOf } from './spot.js';
 import type { PlanParts, UnseenSaving } from './types.js';
+import { dollars, monthlyCents } from './words.js';
 
 /** Declared and observed demand this many times apart (either way) are a finding. */
 export const DECLARED_OBSERVED_RATIO = 2;
@@ -127,6 +131,27 @@ function notEnoughData(parts: PlanParts): Finding[] {
   });
 }
 
+/** Checkpointed jobs kept off spot by what runs beside them, and what spot would save them. */
+function spotBlocked(parts: PlanParts): Finding[] {
+  return parts.instances.flatMap((instance) => {
+    const blockers = spotBlockers(instance);
+    if (blockers.length === 0) return [];
+    const ready = instance.demands.filter((demand) => demand.disposition.kind !== 'release' && !blockers.includes(demand));
+    const alone = spotPriceOf({ ...instance, demands: ready }, parts.options);
+    if (alone === undefined) return [];
+    const saving = dollars(monthlyCents(instance.hourlyUsd) - monthlyCents(alone.hourlyUsd, alone.runShare));
+    const why = (demand: PlanDemand): string => `${demand.unit.label} (${demand.unit.kind}${demand.unit.kind === 'training' || demand.unit.kind === 'batch' ? ', no checkpoint declared' : ', must run at any hour'})`;
+    return [{
+      id: `spot-blocked:${instance.name}`,
+      code: 'spot-blocked' as const,
+      severity: 'info' as const,
+      target: instance.name,
+      message: `${ready.map((demand) => demand.unit.label).join(', ')} could take ${instance.name} on spot while ${ready.length === 1 ? 'it runs' : 'they run'}, but ${blockers.map(why).join(', ')} run${blockers.length === 1 ? 's' : ''} beside: on an instance of their own, spot would save up to ${money(saving)}/month on this one (not counted).`,
+      evidence: { instanceType: instance.type.name, blockers: blockers.map((demand) => demand.unit.id).join(', '), spotReady: ready.map((demand) => demand.unit.id).join(', '), upToMonthlyUsd: saving },
+    }];
+  });
+}
+
 export function planFindings(parts: PlanParts, overheadOf: (workload: string) => { overheadPct: number | null; cpuCores: number | null; memoryMiB: number | null } | undefined): Finding[] {
   return [
     ...declaredVsObserved(parts),
@@ -134,6 +159,7 @@ export function planFindings(parts: PlanParts, overheadOf: (workload: string) =>
     ...sidecarFindings(parts, overheadOf),
     ...hostFindings(parts),
     ...notEnoughData(parts),
+    ...spotBlocked(parts),
     ...checkpointFindings(parts.demands.map((demand) => demand.unit)),
   ];
 }

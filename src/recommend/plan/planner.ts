@@ -4,6 +4,7 @@
  * difference between the two fleets and nothing else. Pure: the same report data and catalog
  * give the same plan.
  */
+import { planCommitments } from './commitments.js';
 import { spotPriceOf } from './spot.js';
 import type { PlanInput, PlanOptions, PlanOutcome, PlanParts, TargetInstance, UnseenSaving } from './types.js';
 import { type GpuEntry, type KubernetesPodEntry, type Placement, type PlanAlternative, type PlanInstance, type WorkloadEntry } from '../../model/index.js';
@@ -177,7 +178,7 @@ function currentRows(hosts: readonly CurrentHost[], pricing: string): PlanInstan
 export function targetRows(instances: readonly TargetInstance[], unpricedKept: readonly CurrentHost[], pricing: string): PlanInstance[] {
   return rowsOf([
     ...instances.map((instance) => ({
-      row: instanceFacts(instance.type, instance.spot?.hourlyUsd ?? instance.hourlyUsd, instance.spot === undefined ? pricing : 'spot', instance.basis),
+      row: instanceFacts(instance.type, instance.commitment?.hourlyUsd ?? instance.spot?.hourlyUsd ?? instance.hourlyUsd, instance.commitment?.term ?? (instance.spot === undefined ? pricing : 'spot'), instance.basis),
       host: instance.name,
       observedGpus: instance.observedGpus,
       monthlyCents: instanceMonthlyCents(instance),
@@ -186,8 +187,9 @@ export function targetRows(instances: readonly TargetInstance[], unpricedKept: r
   ]);
 }
 
-/** What a target instance costs a month: on spot, the expected cost for the hours it runs. */
+/** What a target instance costs a month: committed, all month at R; on spot, the expected cost for the hours it runs. */
 export function instanceMonthlyCents(instance: TargetInstance): number {
+  if (instance.commitment !== undefined) return monthlyCents(instance.commitment.hourlyUsd);
   return instance.spot === undefined ? monthlyCents(instance.hourlyUsd) : monthlyCents(instance.spot.hourlyUsd, instance.spot.runShare);
 }
 
@@ -225,11 +227,20 @@ function gpusPerReplicaOf(definitions: PlanInput['definitions']): (workload: str
   return (workload) => byName.get(workload) ?? undefined;
 }
 
-/** Of a workload's MIG instances, those not idle the whole window. */
-function usedInstancesOf(gpus: readonly GpuEntry[], workloads: ReadonlyMap<string, WorkloadEntry>): (workload: string) => number | undefined {
+/** The last sample of any GPU: what dated prices are aged against. */
+function windowEndOf(gpus: readonly GpuEntry[]): string | null {
+  let end = Number.NEGATIVE_INFINITY;
+  for (const gpu of gpus) if (gpu.lastSeen !== null) end = Math.max(end, Date.parse(gpu.lastSeen));
+  return Number.isFinite(end) ? new Date(end).toISOString() : null;
+}
+
+/** Of a workload's GPUs (MIG instances where it runs in them), those not idle the whole window. */
+function usedGpusOf(gpus: readonly GpuEntry[], workloads: ReadonlyMap<string, WorkloadEntry>): (workload: string) => number | undefined {
   const byId = new Map(gpus.map((gpu) => [gpu.id, gpu]));
   return (workload) => {
-    const devices = workloads.get(workload)?.gpus.map((id) => byId.get(id)).filter((gpu): gpu is GpuEntry => gpu !== undefined && gpu.parentId !== null);
+    const held = workloads.get(workload)?.gpus.map((id) => byId.get(id)).filter((gpu): gpu is GpuEntry => gpu !== undefined);
+    const inMig = held?.some((gpu) => gpu.parentId !== null) === true;
+    const devices = held?.filter((gpu) => (gpu.parentId !== null) === inMig && gpu.migMode !== 'enabled');
     if (devices === undefined || devices.length === 0 || devices.some((gpu) => gpu.idleFraction === null)) return undefined;
     return devices.filter((gpu) => gpu.idleFraction! < 1).length;
   };
@@ -246,7 +257,7 @@ export function planFleet(input: PlanInput, options: PlanOptions): PlanOutcome {
     workloads,
     podsByGpu: podsByGpu(input.kubernetes?.pods ?? []),
     gpusPerReplicaOf: gpusPerReplicaOf(input.definitions),
-    usedInstancesOf: usedInstancesOf(input.gpus, workloads),
+    usedGpusOf: usedGpusOf(input.gpus, workloads),
   };
   const demands = units.map((unit) => planDemand(unit, [...new Set(unit.gpuIds.map((id) => hostOfGpu.get(id)).filter((host): host is string => host !== undefined))], context));
   const hostByName = new Map(hosts.map((host) => [host.host, host]));
@@ -313,14 +324,15 @@ export function planFleet(input: PlanInput, options: PlanOptions): PlanOutcome {
     }
   }
   if (options.pricing === 'on-demand') for (const instance of instances) instance.spot = spotPriceOf(instance, options);
+  const commitments = planCommitments(instances, options);
 
   const groupOf = new Map(planGroups.flatMap((group) => group.demands.map((demand) => [demand, group] as const)));
   const nameOfBin = new Map(instances.flatMap((instance) => (instance.bin === undefined ? [] : [[instance.bin, instance.name] as const])));
   const placements = demands.map((demand) => placementOf(demand, groupOf.get(demand)!, target, moving, binsOf, nameOfBin));
-  const alternatives = groupedAlternatives([...demands.flatMap((demand) => alternativesOf(demand, moving.get(demand.unit.id))), ...sharing.alternatives]);
+  const alternatives = [...groupedAlternatives([...demands.flatMap((demand) => alternativesOf(demand, moving.get(demand.unit.id))), ...sharing.alternatives]), ...commitments.alternatives];
   const current = currentRows(hosts, options.pricing);
   const targetFleet = targetRows(instances, unpricedKept, options.pricing);
-  const parts: PlanParts = { demands, groups: planGroups, target, instances, hosts, unseen, options };
+  const parts: PlanParts = { demands, groups: planGroups, target, instances, hosts, unseen, options, commitments: commitments.decisions, windowEnd: windowEndOf(input.gpus) };
   const steps = planSteps(parts, workloads);
   const currentMonthly = sumMonthly(current);
   const targetMonthly = sumMonthly(targetFleet);
@@ -382,7 +394,7 @@ function placementOf(demand: PlanDemand, group: HostGroup, target: ReturnType<ty
     instanceType: demand.unit.instanceType,
     host: demand.hosts.join(', ') || null,
     replicas: sliceGpus === null ? demand.currentReplicas : demand.replicas,
-    gpusPerReplica: sliceGpus === null ? demand.gpusPerReplica : round2(sliceGpus),
+    gpusPerReplica: sliceGpus === null ? demand.unit.gpuCount / demand.currentReplicas : round2(sliceGpus),
     gpus: sliceGpus === null ? demand.unit.gpuCount : round2(sliceGpus * demand.replicas),
     migProfile: demand.slice?.name ?? null,
   };
@@ -440,8 +452,8 @@ function moveReason(demand: PlanDemand, moving: MovingDemand, bins: readonly Bin
     : need.basis === 'declared'
       ? `the compute of the ${demand.unit.modelKey} its throughput was declared on`
       : `up to the whole current ${demand.slice === null ? 'GPU' : `${demand.slice.name} slice`} (no compute signal said less)`;
-  const unused = demand.slice !== null && demand.replicas < demand.currentReplicas
-    ? ` (${demand.currentReplicas - demand.replicas} of its ${demand.currentReplicas} MIG instances never ran: not carried over)`
+  const unused = demand.unusedGpus > 0
+    ? ` (${demand.unusedGpus} of its ${demand.unit.gpuCount} ${demand.slice === null ? 'GPUs' : 'MIG instances'} never ran: not carried over)`
     : '';
   const shared = moving.demand.sharing;
   const sharing = shared === undefined ? '' : `; shares one GPU with ${shared.members.filter((member) => member !== demand).map((member) => member.unit.label).join(', ')} by ${shared.mode} (${sharingWords(shared.joint)})`;
@@ -499,7 +511,7 @@ function planNotes(hosts: readonly CurrentHost[], options: PlanOptions): string[
   const notes = [
     `Basis: ${options.basis} demand${options.basis === 'observed' ? ' (the telemetry; gpu-audit.yaml declarations that disagree by more than 2x are findings)' : ' (gpu-audit.yaml declared peak and throughput, where declared)'}.`,
     'Instances are bought whole: a host is released only when every workload on it moves or is released, and only when the telemetry showed all the GPUs of its known type (an inferred type is sized on the GPUs shown).',
-    'Commitments (reserved instances, savings plans) are not planned here: see purchase steps where the catalog has the prices.',
+    'Commitments are decided per instance type against what the plan would otherwise pay for each instance (on-demand all month, or spot\'s expected cost for the hours it runs): reserved instances in whole instances, savings plans in $/h; where no commitment price is known, the break-even discount is listed under alternatives.',
   ];
   const inferred = hosts.filter((host) => host.basis === 'inferred' && host.instance !== null && host.instance.gpuCount > host.observedGpus);
   if (inferred.length > 0) {

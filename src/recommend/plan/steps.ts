@@ -13,6 +13,8 @@ import { confidenceOf, namedUnits, weaknessesOf } from '../confidence.js';
 import { devicePluginConfigMap, devicePluginConfigName, SHARED_RESOURCE, type SharingMode } from '../sharing/device-plugin.js';
 import { migPartedConfigs, type MigPartedNode } from '../sharing/mig.js';
 import { SHARING_REPLICAS } from './sharing.js';
+import { commitmentEvidence } from './commitments.js';
+import { daysBefore, SPOT_PRICE_FRESH_DAYS, spotRiskOf, type SpotRisk } from './spot.js';
 import { money, round2 } from '../units.js';
 import type { PlanDemand } from './demand.js';
 import { countedTypes, dollars, monthlyCents } from './words.js';
@@ -299,15 +301,31 @@ function moveSteps(parts: PlanParts): PlanStep[] {
   return steps;
 }
 
+/** What makes a spot step less sure than its workloads: the price's age and the interruption rate's basis. */
+function spotWeaknesses(instance: TargetInstance, risk: SpotRisk, windowEnd: string | null): string[] {
+  const reasons: string[] = [];
+  const observedAt = instance.type.prices.spotObservedAt;
+  const age = daysBefore(observedAt, windowEnd);
+  if (observedAt === undefined) reasons.push(`the catalog's spot price for ${instance.type.name} is undated: it may be far from today's (catalog refresh dates it)`);
+  else if (age !== null && age > SPOT_PRICE_FRESH_DAYS) reasons.push(`the spot price for ${instance.type.name} was observed on ${observedAt}, ${age} days before the window's end`);
+  if (risk.rateBasis === 'assumed') reasons.push(`no interruption rate known for ${instance.type.name} in ${instance.type.region}: ${percentText(risk.interruptionsPerMonth)}/month assumed (Spot Advisor's worst bucket); set pricing.spotInterruptionsPerMonthPct`);
+  if (risk.unsuitable) reasons.push(`a pool reclaimed ${percentText(risk.interruptionsPerMonth)}/month or more is unsuitable for long single-node training at this checkpoint interval: ${percentText(risk.expectedLossShare, 1)} of the run hours lost`);
+  return reasons;
+}
+
+function percentText(share: number, digits = 0): string {
+  return `${(share * 100).toFixed(digits)}%`;
+}
+
 function commitSteps(parts: PlanParts, moves: readonly PlanStep[]): PlanStep[] {
   return parts.instances.filter((instance) => instance.spot !== undefined).map((instance) => {
     const spot = instance.spot!;
     const onDemandCents = monthlyCents(spot.onDemandHourlyUsd);
     const spotCents = monthlyCents(spot.hourlyUsd, spot.runShare);
-    const demands = instance.demands;
-    const reasons = weaknessesOf(demands.map((demand) => demand.unit), settingsOf(parts), { vram: false, compute: true });
+    const demands = instance.demands.filter((demand) => demand.disposition.kind !== 'release');
+    const risk = spotRiskOf(spot.checkpoint, parts.options);
+    const reasons = [...weaknessesOf(demands.map((demand) => demand.unit), settingsOf(parts), { vram: false, compute: true }), ...spotWeaknesses(instance, risk, parts.windowEnd)];
     const creator = moves.find((step) => instance.basis === 'planned' && demands.some((demand) => step.workloads.includes(demand.unit.id)));
-    const checkpoint = demands.map((demand) => demand.unit.checkpoint).find((facts): facts is Exclude<typeof facts, null | 'none'> => facts !== null && facts !== 'none');
     return {
       id: `commit:${instance.name}`,
       action: 'commit' as const,
@@ -318,19 +336,55 @@ function commitSteps(parts: PlanParts, moves: readonly PlanStep[]): PlanStep[] {
       confidence: confidenceOf(reasons),
       confidenceReasons: reasons,
       risks: [
-        'spot capacity can be reclaimed at two minutes\' notice: the job must resume from its last checkpoint, and capacity for large GPU types may not be there when the job starts',
-        'the spot price is an observation, not a quote: it moves with demand',
+        `spot capacity can be reclaimed at two minutes' notice: the job resumes from its last checkpoint; at ${percentText(risk.interruptionsPerMonth)} of capacity reclaimed a month, each interruption loses ${(risk.lostHoursPerInterruption * 60).toFixed(0)} minutes (half the ${spot.checkpoint.intervalSeconds / 60}-minute checkpoint interval and the ${spot.checkpoint.restoreSeconds / 60}-minute restore), ${percentText(risk.expectedLossShare, 2)} of the run hours, priced in`,
+        'capacity for large GPU types may not be there when a run starts: a bounded run can be reserved ahead (EC2 Capacity Blocks for ML, where offered)',
+        `the spot price is an observation${instance.type.prices.spotObservedAt === undefined ? ' of unknown date' : ` of ${instance.type.prices.spotObservedAt}`}, not a quote: it moves with demand`,
       ],
       evidence: {
         instanceType: instance.type.name,
         onDemandUsdPerHour: round2(spot.onDemandHourlyUsd),
         spotExpectedUsdPerHour: round2(spot.hourlyUsd),
         spotUsdPerHour: instance.type.prices.spot,
+        spotObservedAt: instance.type.prices.spotObservedAt ?? null,
         runShare: round2(spot.runShare),
-        checkpointIntervalMinutes: checkpoint === undefined ? null : checkpoint.intervalSeconds / 60,
-        restoreMinutes: checkpoint === undefined ? null : checkpoint.restoreSeconds / 60,
+        checkpointIntervalMinutes: spot.checkpoint.intervalSeconds / 60,
+        restoreMinutes: spot.checkpoint.restoreSeconds / 60,
+        interruptionsPerMonthPct: round2(risk.interruptionsPerMonth * 100),
+        interruptionRateBasis: risk.rateBasis,
+        expectedLossPct: round2(risk.expectedLossShare * 100),
       },
       after: creator === undefined ? [] : [creator.id],
+    };
+  });
+}
+
+/** A commitment per instance type: whole instances reserved (or a $/h savings plan) at R instead of A. */
+function reserveSteps(parts: PlanParts, moves: readonly PlanStep[]): PlanStep[] {
+  return parts.commitments.map((decision) => {
+    const demands = decision.reserved.flatMap((instance) => instance.demands.filter((demand) => demand.disposition.kind !== 'release'));
+    const reasons = weaknessesOf(demands.map((demand) => demand.unit), settingsOf(parts), { vram: true, compute: true });
+    const creators = moves.filter((step) => demands.some((demand) => step.workloads.includes(demand.unit.id)));
+    const count = decision.reserved.length;
+    const names = decision.reserved.map((instance) => instance.name).join(', ');
+    const wasSpot = decision.candidates.some((candidate) => candidate.basis === 'spot' && decision.reserved.includes(candidate.instance));
+    const bought = decision.term === 'savings-plan-1y'
+      ? `a 1-year savings plan of $${(decision.rUsdPerHour * count).toFixed(2)}/h covering ${count} x ${decision.type.name}`
+      : `${count} x ${decision.type.name} reserved for 1 year (${count * decision.type.gpuCount} GPU${count * decision.type.gpuCount === 1 ? '' : 's'}: whole instances)`;
+    return {
+      id: `reserve:${decision.type.name}`,
+      action: 'commit' as const,
+      workloads: [...new Set(demands.map((demand) => demand.unit.id))],
+      from: `${names} on demand, all month (${money(dollars(decision.beforeCents))}/month${wasSpot ? `; ${money(dollars(decision.otherwiseCents))} expected on spot while its work runs` : ''})`,
+      to: `${bought} at $${decision.rUsdPerHour.toFixed(2)}/h each: ${money(dollars(decision.afterCents))}/month`,
+      monthlySavingsUsd: dollars(decision.beforeCents - decision.afterCents),
+      confidence: confidenceOf(reasons),
+      confidenceReasons: reasons,
+      risks: [
+        'a commitment is paid for the whole term whether the instances run or not: commit only what the plan keeps after its other steps',
+        `the committed price is ${decision.source}: check it against the provider's quote before buying`,
+      ],
+      evidence: commitmentEvidence(decision),
+      after: creators.map((step) => step.id),
     };
   });
 }
@@ -397,8 +451,8 @@ function sidecarSteps(parts: PlanParts, workloads: ReadonlyMap<string, { sidecar
  */
 function repartitionSteps(parts: PlanParts): PlanStep[] {
   return parts.groups.filter((group) => parts.target.outcomes.get(group.id) === 'keep').flatMap((group) =>
-    group.demands.filter((demand) => demand.slice !== null && demand.replicas < demand.currentReplicas && demand.disposition.kind !== 'release').map((demand) => {
-      const unused = demand.currentReplicas - demand.replicas;
+    group.demands.filter((demand) => demand.slice !== null && demand.unusedGpus > 0 && demand.disposition.kind !== 'release').map((demand) => {
+      const unused = demand.unusedGpus;
       return {
         id: `repartition:${demand.unit.id}`,
         action: 'repartition' as const,
@@ -419,7 +473,7 @@ function repartitionSteps(parts: PlanParts): PlanStep[] {
 export function planSteps(parts: PlanParts, workloads: ReadonlyMap<string, { sidecars: { overheadPct: number | null; cpuCores: number | null; memoryMiB: number | null; monthlyCostUsd?: number | null } }>): PlanStep[] {
   const releases = parts.groups.filter((group) => parts.target.outcomes.get(group.id) === 'release').map((group) => releaseStep(group, parts));
   const moves = moveSteps(parts);
-  return [...moves, ...releases, ...repartitionSteps(parts), ...commitSteps(parts, moves), ...feedSteps(parts), ...sidecarSteps(parts, workloads)];
+  return [...moves, ...releases, ...repartitionSteps(parts), ...commitSteps(parts, moves), ...reserveSteps(parts, moves), ...feedSteps(parts), ...sidecarSteps(parts, workloads)];
 }
 
 /** The steps as recommendations: the fields of schemaVersion 1, every one counted in the total. */
@@ -448,7 +502,9 @@ function rationaleOf(step: PlanStep): string {
     case 'move':
       return `The workloads fit ${step.to.split(' (')[0]} for ${money(step.monthlySavingsUsd)}/month less than the instances they run on.`;
     case 'commit':
-      return `Checkpointed work that runs part of the hours costs less on spot, taken while it runs: ${money(step.monthlySavingsUsd)}/month expected.`;
+      return typeof step.evidence.rule === 'string'
+        ? `Commit where the share of hours with demand is at least R/A: ${step.evidence.rule}; ${money(step.monthlySavingsUsd)}/month.`
+        : `Checkpointed work that runs part of the hours costs less on spot, taken while it runs: ${money(step.monthlySavingsUsd)}/month expected.`;
     case 'raise-cpu':
       return 'The GPU waits on its CPU input pipeline: feed it before resizing it.';
     case 'trim-sidecars':

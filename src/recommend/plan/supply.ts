@@ -31,6 +31,7 @@ export function supplyTypes(catalog: InstanceCatalog, pricing: PricingModel, sco
   const types: SupplyType[] = [];
   for (const instance of catalog.instances) {
     if (instance.gpuCount <= 0) continue; // fractional GPUs share a board: no replica of its own
+    if (instance.retiredOn !== undefined) continue; // cannot be bought: a host of it is priced, never proposed
     // A GPU the GPU table does not know (AMD, a model newer than the table) has no figures to size against.
     if (instance.gpuModelKey === 'unknown' || gpuSpecByKey(instance.gpuModelKey) === undefined) continue;
     if (scope.providers !== undefined && !scope.providers.includes(instance.provider)) continue;

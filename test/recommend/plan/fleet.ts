@@ -169,7 +169,7 @@ export function pod(name: string, boards: readonly GpuEntry[], cpu: number, memo
   };
 }
 
-export function instanceType(name: string, gpuModelKey: string, gpuCount: number, onDemand: number, more: { vcpus?: number; memoryGiB?: number; spot?: number } = {}): InstanceType {
+export function instanceType(name: string, gpuModelKey: string, gpuCount: number, onDemand: number, more: { vcpus?: number; memoryGiB?: number; spot?: number; spotObservedAt?: string; reserved1y?: number; savingsPlan1y?: number } = {}): InstanceType {
   return {
     provider: 'aws',
     name,
@@ -182,7 +182,7 @@ export function instanceType(name: string, gpuModelKey: string, gpuCount: number
     vcpus: more.vcpus ?? 16 * gpuCount,
     memoryGiB: more.memoryGiB ?? 128 * gpuCount,
     networkGbps: null,
-    prices: { onDemand, spot: more.spot ?? null, reserved1y: null, reserved3y: null, savingsPlan1y: null, savingsPlan3y: null, sources: ['test'] },
+    prices: { onDemand, spot: more.spot ?? null, reserved1y: more.reserved1y ?? null, reserved3y: null, savingsPlan1y: more.savingsPlan1y ?? null, savingsPlan3y: null, ...(more.spotObservedAt === undefined ? {} : { spotObservedAt: more.spotObservedAt }), sources: ['test'] },
     sources: ['test'],
   };
 }

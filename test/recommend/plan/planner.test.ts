@@ -104,7 +104,10 @@ describe('no silence', () => {
     const big = placementOf(outcome, 'big');
     expect(big.action).toBe('keep');
     expect(big.reason).toBe('kept: the cheapest purchase for it alone, 1 x h200.8x at $64.00/h, saves nothing against keeping big-host ($64.00/h); 8 instance types tried in aws/us-east-1 (7 too little VRAM)');
-    expect(outcome.plan.alternatives.filter((alternative) => alternative.workloads.includes('big')).map((alternative) => alternative.reason)).toEqual(['ruled out: too little VRAM']);
+    expect(outcome.plan.alternatives.filter((alternative) => alternative.workloads.includes('big')).map((alternative) => alternative.reason)).toEqual([
+      'ruled out: too little VRAM',
+      'no commitment price known for h200.8x (catalog refresh reads reserved and savings-plan rates; gpu-audit.yaml pricing.discounts.reserved1yPct sets a negotiated one); a commitment pays at a discount off on-demand of k=1 on demand all month (A $64.00/h): any discount',
+    ]);
   });
 });
 
@@ -213,6 +216,31 @@ describe('MIG instances that never ran', () => {
     const step = outcome.plan.steps.find((candidate) => candidate.action === 'repartition')!;
     expect(step).toMatchObject({ workloads: ['eval'], monthlySavingsUsd: 0, evidence: { migProfile: '3g.40gb', instances: 2, usedInstances: 1 } });
     expect(step.from).toBe('2 x 3g.40gb held by eval, 1 never used in the window');
+  });
+});
+
+describe('GPUs a workload holds and never ran on', () => {
+  // An 8-GPU training job on a labelled h100.8x ($48/h = $35,040/month): 4 of its GPUs ran (p95
+  // 90%), 4 never did. The catalog also has h100.4x: 4 H100 on NVSwitch, $26/h = $18,980/month.
+  const catalog = catalogOf([...CATALOG.instances, instanceType('h100.4x', 'h100-sxm-80gb', 4, 26, { vcpus: 96, memoryGiB: 1024 })]);
+  const boards = Array.from({ length: 8 }, (_, index) => board('train-node', index, { instanceType: 'h100.8x', hourlyUsd: 6, peakGiB: 60, p95Pct: 90, idleFraction: index < 4 ? 0.3 : 1 }));
+  const job = workload('pretrain', boards, { kind: 'training', peakGiB: 60, p95Pct: 90, busyFraction: 0.7 });
+
+  it('sizes the job on the 4 GPUs it ran on, not the 8 it holds, and says so', () => {
+    const outcome = planOf({ gpus: boards, workloads: [job] }, catalog);
+    const placement = placementOf(outcome, 'pretrain');
+    // 4 GPUs x 90% of an H100 need 4 GPUs on one NVLink domain: h100.4x holds them; 4 x h100.1x cannot (no link).
+    expect(placement).toMatchObject({ action: 'move', instanceType: 'h100.4x', replicas: 1, gpusPerReplica: 4, gpus: 4 });
+    expect(placement.reason).toContain('(4 of its 8 GPUs never ran: not carried over)');
+    // $35,040 - $18,980 = $16,060.
+    expect(outcome.plan.monthlySavingsUsd).toBe(16060);
+    expectBalanced(outcome);
+  });
+
+  it('keeps the host where no smaller type holds the job, showing the GPUs it holds now', () => {
+    const outcome = planOf({ gpus: boards, workloads: [job] }, CATALOG);
+    expect(placementOf(outcome, 'pretrain')).toMatchObject({ action: 'keep', instanceType: 'h100.8x', replicas: 1, gpusPerReplica: 8, gpus: 8 });
+    expect(outcome.plan.monthlySavingsUsd).toBe(0);
   });
 });
 
