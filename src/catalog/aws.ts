@@ -2,8 +2,9 @@
  * `catalog refresh --aws`: GPU instance types, spot and list prices from the AWS APIs.
  *
  * Per region: EC2 `DescribeInstanceTypes` (paginated; GPU families only), EC2
- * `DescribeSpotPriceHistory` (the price in effect now, per availability zone) and the Price
- * List `GetProducts` (on-demand and reserved terms of the region's products). Credentials
+ * `DescribeSpotPriceHistory` (the price in effect now, per availability zone), the Price
+ * List `GetProducts` (on-demand and reserved terms of the region's products) and Savings Plans
+ * `DescribeSavingsPlansOfferingRates` (1- and 3-year No Upfront rates). Credentials
  * come from the SDK's default chain unless the caller passes some. The SDK retries
  * throttling (`RequestLimitExceeded`, HTTP 429/503) and transient network errors with its
  * standard strategy, bounded by `maxAttempts`.
@@ -15,6 +16,8 @@ import type { EC2Client, EC2ClientConfig, InstanceTypeInfo, SpotPrice, _Instance
 import type { Filter as PriceListFilter, PricingClient } from '@aws-sdk/client-pricing';
 import type * as Ec2Sdk from '@aws-sdk/client-ec2';
 import type * as PricingSdk from '@aws-sdk/client-pricing';
+import type { SavingsPlanOfferingRate, SavingsplansClient } from '@aws-sdk/client-savingsplans';
+import type * as SavingsPlansSdk from '@aws-sdk/client-savingsplans';
 import type { InstanceType } from '../model/index.js';
 import { awsErrorFacts, credentialRejectedMessage } from './refresh/aws-errors.js';
 import { hasGpus, instanceFromAws } from './refresh/aws-instance-types.js';
@@ -24,6 +27,7 @@ import { tableGpuLookup, type GpuLookup } from './refresh/gpu-lookup.js';
 import { unknownGpuNotices, type UnknownGpuSighting } from './refresh/notices.js';
 import { combineOutcomes, failureOutcome, regionSummary, type RegionOutcome } from './refresh/outcomes.js';
 import { guardPages, mapLimit } from './refresh/paging.js';
+import { SAVINGS_PLAN_PAYMENT_OPTION, SAVINGS_PLAN_TYPES, savingsPlanRates, type SavingsPlanRates } from './refresh/aws-savings-plans.js';
 import { SPOT_PRODUCT_DESCRIPTION, typicalSpotPrices } from './refresh/spot-prices.js';
 import type { ProviderRefresh } from './refresh/types.js';
 
@@ -68,11 +72,20 @@ interface AwsClients {
   ec2: typeof Ec2Sdk;
   pricing: typeof PricingSdk;
   pricingClient: PricingClient;
+  savingsPlans: typeof SavingsPlansSdk;
+  savingsPlansClient: SavingsplansClient;
   clientConfig: (region: string) => EC2ClientConfig;
 }
 
 function ec2Endpoint(region: string, override: string | undefined): string {
   return override ?? `https://ec2.${region}.amazonaws.com`;
+}
+
+/** Savings Plans is one global endpoint, signed for us-east-1. */
+const SAVINGS_PLANS_REGION = 'us-east-1';
+
+function savingsPlansEndpoint(override: string | undefined): string {
+  return override ?? 'https://savingsplans.amazonaws.com';
 }
 
 function pricingEndpoint(region: string, override: string | undefined): string {
@@ -123,6 +136,38 @@ async function listListPrices(clients: AwsClients, region: string, wanted: Reado
   return prices;
 }
 
+/** Savings Plans answers at most this many rates a page. */
+const SAVINGS_PLANS_MAX_RESULTS = 1000;
+
+async function listSavingsPlanRates(clients: AwsClients, region: string, instanceTypes: readonly string[]): Promise<Map<string, SavingsPlanRates>> {
+  const results: SavingsPlanOfferingRate[] = [];
+  let nextToken: string | undefined;
+  let pages = 0;
+  do {
+    const answer = await clients.savingsPlansClient.send(new clients.savingsPlans.DescribeSavingsPlansOfferingRatesCommand({
+      savingsPlanPaymentOptions: [SAVINGS_PLAN_PAYMENT_OPTION],
+      savingsPlanTypes: [...SAVINGS_PLAN_TYPES],
+      products: ['EC2'],
+      serviceCodes: ['AmazonEC2'],
+      filters: [
+        { name: 'region', values: [region] },
+        { name: 'instanceType', values: [...instanceTypes] },
+        { name: 'tenancy', values: ['shared'] },
+        { name: 'productDescription', values: [SPOT_PRODUCT_DESCRIPTION] },
+      ],
+      maxResults: SAVINGS_PLANS_MAX_RESULTS,
+      ...(nextToken === undefined ? {} : { nextToken }),
+    }));
+    results.push(...(answer.searchResults ?? []));
+    // The same token twice, or a listing that never ends, is the service's fault: stop.
+    const next = answer.nextToken === undefined || answer.nextToken === '' ? undefined : answer.nextToken;
+    if (next !== undefined && next === nextToken) break;
+    nextToken = next;
+    pages += 1;
+  } while (nextToken !== undefined && pages < 1000);
+  return savingsPlanRates(results, region);
+}
+
 interface RegionContext {
   clients: AwsClients;
   now: Date;
@@ -155,20 +200,35 @@ async function refreshRegion(context: RegionContext, region: string): Promise<Re
     const spot = names.length > 0 ? typicalSpotPrices(await listSpotPrices(clients, client, names, options.now, options.pageSize)) : new Map<string, number>();
     step = pricingEndpoint(options.pricingRegion, options.endpoint);
     const listPrices = names.length > 0 ? await listListPrices(clients, region, new Set(names), options.pageSize) : new Map<string, AwsListPrices>();
+    // Savings Plans rates are extra: a refusal (a role without savingsplans:Describe*) or an
+    // outage there keeps the region, without those rates, and says so.
+    let planRates = new Map<string, SavingsPlanRates>();
+    if (names.length > 0) {
+      try {
+        planRates = await listSavingsPlanRates(clients, region, names);
+      } catch (error) {
+        notices.push(`${region}: savings-plan rates not read from ${savingsPlansEndpoint(options.endpoint)}: ${awsErrorFacts(error).detail}`);
+      }
+    }
 
     for (const instance of instances) {
       const list = listPrices.get(instance.name);
       const spotPrice = spot.get(instance.name) ?? null;
+      const plans = planRates.get(instance.name);
+      const planTypes = [...new Set([plans?.savingsPlan1y?.planType, plans?.savingsPlan3y?.planType].filter((type): type is string => type !== undefined))];
       instance.prices = {
         ...instance.prices,
         onDemand: list?.onDemand ?? null,
         reserved1y: list?.reserved1y ?? null,
         reserved3y: list?.reserved3y ?? null,
         spot: spotPrice,
+        savingsPlan1y: plans?.savingsPlan1y?.usdPerHour ?? null,
+        savingsPlan3y: plans?.savingsPlan3y?.usdPerHour ?? null,
         ...(spotPrice === null ? {} : { spotObservedAt: fetchedOn }),
         sources: [
           ...(list === undefined ? [] : [`aws:pricing:GetProducts ${region} ${fetchedOn} (Linux, shared tenancy; reserved = standard class, No Upfront preferred)`]),
           ...(spotPrice === null ? [] : [`aws:ec2:DescribeSpotPriceHistory ${region} ${fetchedOn} (median across zones)`]),
+          ...(planTypes.length === 0 ? [] : [`aws:savingsplans:DescribeSavingsPlansOfferingRates ${region} ${fetchedOn} (${planTypes.join(', ')} Savings Plan, No Upfront, Linux, shared tenancy; the lowest rate)`]),
         ],
       };
     }
@@ -195,7 +255,7 @@ export async function refreshAws(options: AwsRefreshOptions): Promise<ProviderRe
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
 
   // Loaded here so that other commands never pay for the SDKs.
-  const [ec2, pricing] = await Promise.all([import('@aws-sdk/client-ec2'), import('@aws-sdk/client-pricing')]);
+  const [ec2, pricing, savingsPlans] = await Promise.all([import('@aws-sdk/client-ec2'), import('@aws-sdk/client-pricing'), import('@aws-sdk/client-savingsplans')]);
   const clientConfig = (region: string): EC2ClientConfig => ({
     region,
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
@@ -205,7 +265,8 @@ export async function refreshAws(options: AwsRefreshOptions): Promise<ProviderRe
     ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
   });
   const pricingClient = new pricing.PricingClient(clientConfig(pricingRegion));
-  const clients: AwsClients = { ec2, pricing, pricingClient, clientConfig };
+  const savingsPlansClient = new savingsPlans.SavingsplansClient(clientConfig(SAVINGS_PLANS_REGION));
+  const clients: AwsClients = { ec2, pricing, pricingClient, savingsPlans, savingsPlansClient, clientConfig };
   const lookupGpu = options.lookupGpu ?? tableGpuLookup;
 
   const context: RegionContext = { clients, now, endpoint: options.endpoint, pricingRegion, pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE, lookupGpu, credentialSource };
@@ -214,5 +275,6 @@ export async function refreshAws(options: AwsRefreshOptions): Promise<ProviderRe
     return combineOutcomes('aws', now, outcomes, 'region', ec2Endpoint('<region>', options.endpoint));
   } finally {
     pricingClient.destroy();
+    savingsPlansClient.destroy();
   }
 }

@@ -59,10 +59,51 @@ describe('refreshAws against recorded answers', () => {
     expect(p5?.prices.sources).toEqual([
       'aws:pricing:GetProducts us-east-1 2026-11-30 (Linux, shared tenancy; reserved = standard class, No Upfront preferred)',
       'aws:ec2:DescribeSpotPriceHistory us-east-1 2026-11-30 (median across zones)',
+      'aws:savingsplans:DescribeSavingsPlansOfferingRates us-east-1 2026-11-30 (EC2Instance Savings Plan, No Upfront, Linux, shared tenancy; the lowest rate)',
     ]);
+    expect(p5?.prices.spotObservedAt).toBe('2026-11-30');
 
     // g4dn.xlarge spot per zone: 0.201 0.186 0.1869 0.1845 0.1872; sorted, the middle one is 0.1869.
     expect(result.instances.find((instance) => instance.name === 'g4dn.xlarge')?.prices).toMatchObject({ onDemand: 0.526, spot: 0.1869 });
+  });
+
+  it('reads the Savings Plans rates through the real client: the lowest No Upfront rate per term, Linux on shared tenancy in the region', async () => {
+    const result = await refreshAws(options());
+    // Fixture (synthetic test values): p5.48xlarge 1y EC2Instance 40 < Compute 44; 3y EC2Instance 28 < Compute 32.
+    // Left out: All Upfront 38, dedicated 70, Windows 60, us-west-2 41.
+    const p5 = result.instances.find((instance) => instance.name === 'p5.48xlarge')!;
+    expect(p5.prices).toMatchObject({ savingsPlan1y: 40, savingsPlan3y: 28 });
+    // g6.xlarge has a Compute rate only, for 1 year.
+    expect(result.instances.find((instance) => instance.name === 'g6.xlarge')!.prices).toMatchObject({ savingsPlan1y: 0.6, savingsPlan3y: null });
+    const [request] = server.requestsFor('savingsplans', 'DescribeSavingsPlansOfferingRates');
+    const body = JSON.parse(request!.body) as { filters: { name: string; values: string[] }[]; savingsPlanPaymentOptions: string[]; savingsPlanTypes: string[] };
+    expect(body.savingsPlanPaymentOptions).toEqual(['No Upfront']);
+    expect(body.savingsPlanTypes).toEqual(['EC2Instance', 'Compute']);
+    expect(body.filters.find((filter) => filter.name === 'region')!.values).toEqual(['us-east-1']);
+    expect(body.filters.find((filter) => filter.name === 'instanceType')!.values).toContain('p5.48xlarge');
+    // The global endpoint is signed for us-east-1.
+    expect(request!.region).toBe('us-east-1');
+  });
+
+  it('keeps the region without savings-plan rates where Savings Plans refuses, and says so', async () => {
+    server.inject({ service: 'savingsplans', kind: 'region-denied' });
+    const result = await refreshAws(options({ maxAttempts: 1 }));
+    expect(result.failures).toEqual([]);
+    expect(result.instances.find((instance) => instance.name === 'p5.48xlarge')!.prices).toMatchObject({ onDemand: 55.04, savingsPlan1y: null, savingsPlan3y: null });
+    expect(result.notices.filter((notice) => notice.includes('savings-plan'))).toEqual([
+      expect.stringMatching(/^us-east-1: savings-plan rates not read from http:\/\/127\.0\.0\.1:\d+: .*not authorized/),
+    ]);
+  });
+
+  it('follows the Savings Plans nextToken across pages', async () => {
+    const paged = await ReplayServer.start({ handlers: awsHandlers(awsScenario({ maxPageSize: 2 })), faults: AWS_FAULT_REPLIES });
+    try {
+      const result = await refreshAws(options({ endpoint: paged.url }));
+      expect(paged.requestsFor('savingsplans').length).toBeGreaterThan(1);
+      expect(result.instances.find((instance) => instance.name === 'p5.48xlarge')!.prices).toMatchObject({ savingsPlan1y: 40, savingsPlan3y: 28 });
+    } finally {
+      await paged.close();
+    }
   });
 
   it('keeps a fractional GPU type as a partition of one GPU, never dividing by its zero count', async () => {

@@ -33,6 +33,7 @@ describe('EC2 XML built from JSON recordings, decoded by @aws-sdk/client-ec2', (
         instanceTypes: { 'us-east-1': recordedInstanceTypes() },
         spotPrices: { 'us-east-1': recordedSpotHistoryM5Large() },
         products: [{ ...recordedProductM5Large() }],
+        savingsPlanRates: [],
         maxPageSize: 25,
       }),
       faults: AWS_FAULT_REPLIES,

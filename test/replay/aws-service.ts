@@ -1,6 +1,7 @@
 /**
  * Replay answers for the AWS calls of `catalog refresh --aws`: EC2 `DescribeInstanceTypes`
- * and `DescribeSpotPriceHistory` (query protocol, XML) and Price List `GetProducts` (JSON 1.1).
+ * and `DescribeSpotPriceHistory` (query protocol, XML), Price List `GetProducts` (JSON 1.1) and
+ * Savings Plans `DescribeSavingsPlansOfferingRates` (REST JSON).
  * The server applies the request's filters and pages the way the services do, so the SDK's
  * paginators and the refresh's filters meet a faithful counterpart.
  */
@@ -16,6 +17,8 @@ export interface AwsScenario {
   spotPrices: Record<string, Json[]>;
   /** Price List product documents (decoded), matched on their `regionCode` attribute. */
   products: Json[];
+  /** Savings Plans offering rates (SDK JSON shape), matched on their properties and offering. */
+  savingsPlanRates: Json[];
   /** The most items the server puts in one page, whatever MaxResults asks (EC2 may answer fewer). */
   maxPageSize?: number;
 }
@@ -121,6 +124,39 @@ function pricingHandler(scenario: AwsScenario): ServiceHandler {
   };
 }
 
+interface OfferingRatesRequest {
+  savingsPlanPaymentOptions?: string[];
+  savingsPlanTypes?: string[];
+  products?: string[];
+  serviceCodes?: string[];
+  filters?: { name: string; values: string[] }[];
+  maxResults?: number;
+  nextToken?: string;
+}
+
+function restJsonReply(body: unknown, status = 200, errorType?: string): Reply {
+  return { status, headers: { 'content-type': 'application/json', 'x-amzn-requestid': requestId(), ...(errorType === undefined ? {} : { 'x-amzn-errortype': errorType }) }, body: JSON.stringify(body) };
+}
+
+/** `DescribeSavingsPlansOfferingRates`: every filter is an AND of its values' OR, on the rate's properties. */
+function savingsPlansHandler(scenario: AwsScenario): ServiceHandler {
+  return (request) => {
+    if (request.operation !== 'DescribeSavingsPlansOfferingRates') return restJsonReply({ message: `unknown operation ${request.operation}` }, 404, 'ResourceNotFoundException');
+    const input = JSON.parse(request.body === '' ? '{}' : request.body) as OfferingRatesRequest;
+    const matching = scenario.savingsPlanRates.filter((rate) => {
+      const offering = (rate.savingsPlanOffering ?? {}) as Record<string, unknown>;
+      const properties = new Map(((rate.properties ?? []) as { name: string; value: string }[]).map((entry) => [entry.name, entry.value]));
+      if (input.savingsPlanPaymentOptions !== undefined && !input.savingsPlanPaymentOptions.includes(String(offering.paymentOption))) return false;
+      if (input.savingsPlanTypes !== undefined && !input.savingsPlanTypes.includes(String(offering.planType))) return false;
+      if (input.products !== undefined && !input.products.includes(String(rate.productType))) return false;
+      if (input.serviceCodes !== undefined && !input.serviceCodes.includes(String(rate.serviceCode))) return false;
+      return (input.filters ?? []).every((filter) => filter.values.includes(properties.get(filter.name) ?? ''));
+    });
+    const { items, nextToken } = page(matching, input.nextToken, pageSize(input.maxResults, scenario.maxPageSize));
+    return restJsonReply({ searchResults: items, ...(nextToken === undefined ? {} : { nextToken }) });
+  };
+}
+
 /** Error answers as the services send them (codes the SDKs classify: throttling, credentials). */
 export const AWS_FAULT_REPLIES: NonNullable<ReplayServerOptions['faults']> = {
   ec2: {
@@ -128,6 +164,12 @@ export const AWS_FAULT_REPLIES: NonNullable<ReplayServerOptions['faults']> = {
     'expired-token': xmlReply(ec2ErrorResponse('ExpiredToken', 'The security token included in the request is expired', 'replay-expired'), 400),
     'region-denied': xmlReply(ec2ErrorResponse('UnauthorizedOperation', 'You are not authorized to perform this operation.', 'replay-denied'), 403),
     'server-error': xmlReply(ec2ErrorResponse('InternalError', 'An internal error has occurred.', 'replay-internal'), 500),
+  },
+  savingsplans: {
+    throttle: restJsonReply({ message: 'Rate exceeded' }, 429, 'ThrottlingException'),
+    'expired-token': restJsonReply({ message: 'The security token included in the request is expired' }, 403, 'ExpiredTokenException'),
+    'region-denied': restJsonReply({ message: 'User is not authorized to perform: savingsplans:DescribeSavingsPlansOfferingRates' }, 403, 'AccessDeniedException'),
+    'server-error': restJsonReply({ message: 'An internal error occurred' }, 500, 'InternalServerException'),
   },
   pricing: {
     throttle: jsonReply({ __type: 'ThrottlingException', message: 'Rate exceeded' }, 400, 'ThrottlingException'),
@@ -138,5 +180,5 @@ export const AWS_FAULT_REPLIES: NonNullable<ReplayServerOptions['faults']> = {
 };
 
 export function awsHandlers(scenario: AwsScenario): ReplayServerOptions['handlers'] {
-  return { ec2: ec2Handler(scenario), pricing: pricingHandler(scenario) };
+  return { ec2: ec2Handler(scenario), pricing: pricingHandler(scenario), savingsplans: savingsPlansHandler(scenario) };
 }

@@ -41,10 +41,12 @@ export function recordedProductM5Large(): Json {
 export function awsScenario(overrides: Partial<AwsScenario> = {}): AwsScenario {
   const spot = readJson<{ SpotPriceHistory: Json[] }>(fixturePath('aws', 'spot-price-history__us-east-1__gpu.json')).SpotPriceHistory;
   const products = readJson<{ products: Json[] }>(fixturePath('aws', 'get-products__us-east-1__gpu.json')).products;
+  const savingsPlanRates = readJson<{ searchResults: Json[] }>(fixturePath('aws', 'savings-plans-offering-rates__us-east-1__gpu.json')).searchResults;
   return {
     instanceTypes: { 'us-east-1': recordedInstanceTypes() },
     spotPrices: { 'us-east-1': spot },
     products,
+    savingsPlanRates,
     ...overrides,
   };
 }

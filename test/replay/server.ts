@@ -4,6 +4,7 @@
  * request is routed to a service by what the real SDK sends:
  *  - EC2: a form body with `Action=` (query protocol), region from the SigV4 credential scope;
  *  - Price List: the `X-Amz-Target: AWSPriceListService.<Operation>` header (JSON 1.1);
+ *  - Savings Plans: `POST /<Operation>` (REST JSON), signed for us-east-1;
  *  - ARM: the path `/subscriptions/.../providers/Microsoft.Compute/skus`;
  *  - Retail Prices: the path `/api/retail/prices`, region from `$filter`.
  * Services answer from recorded bodies (aws-service.ts, azure-service.ts). Faults can be
@@ -15,7 +16,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
-export type ReplayService = 'ec2' | 'pricing' | 'arm' | 'prices';
+export type ReplayService = 'ec2' | 'pricing' | 'savingsplans' | 'arm' | 'prices';
 
 export interface ReplayRequest {
   service: ReplayService | 'unknown';
@@ -66,6 +67,7 @@ function classify(method: string, url: URL, headers: http.IncomingHttpHeaders, b
   if (method === 'POST' && body.includes('Action=')) {
     return { service: 'ec2', operation: new URLSearchParams(body).get('Action') ?? '', region: credentialScopeRegion(headers.authorization) };
   }
+  if (method === 'POST' && /^\/DescribeSavingsPlans\w*$/.test(url.pathname)) return { service: 'savingsplans', operation: url.pathname.slice(1), region: credentialScopeRegion(headers.authorization) };
   const filter = url.searchParams.get('$filter') ?? '';
   if (url.pathname.startsWith('/subscriptions/')) return { service: 'arm', operation: url.pathname.split('/').pop() ?? '', region: /location eq '([^']*)'/.exec(filter)?.[1] };
   if (url.pathname === '/api/retail/prices') return { service: 'prices', operation: 'RetailPrices', region: /armRegionName eq '([^']*)'/.exec(filter)?.[1] };

@@ -153,7 +153,7 @@ async function runRefresh(options: RefreshOptions, io: CliIo, deps: RefreshComma
 export function refreshCommand(io: CliIo = processIo(), deps: RefreshCommandDeps = {}): Command {
   const command = new Command('refresh')
     .description('fetch GPU instance types and prices from AWS and/or Azure into the catalog cache')
-    .option('--aws', 'refresh AWS (EC2 DescribeInstanceTypes, spot price history, Price List)')
+    .option('--aws', 'refresh AWS (EC2 DescribeInstanceTypes, spot price history, Price List on-demand and reserved, Savings Plans rates)')
     .option('--azure', 'refresh Azure (Resource SKUs, Retail Prices API)')
     .option('--region <region...>', 'AWS regions (default: AWS_REGION)')
     .option('--subscription <id>', 'Azure subscription id (default: AZURE_SUBSCRIPTION_ID)')
@@ -176,7 +176,7 @@ and say how old it is; without one they use the snapshot bundled with gpu-audit.
 Environment:
   AWS_REGION, AZURE_SUBSCRIPTION_ID, AZURE_LOCATION   defaults for --region, --subscription, --location
   GPU_AUDIT_CACHE_DIR          cache directory (default $XDG_CACHE_HOME/gpu-audit, else ~/.cache/gpu-audit)
-  GPU_AUDIT_AWS_ENDPOINT       one endpoint for EC2 and the Price List (a proxy or a test server)
+  GPU_AUDIT_AWS_ENDPOINT       one endpoint for EC2, the Price List and Savings Plans (a proxy or a test server)
   GPU_AUDIT_AZURE_ENDPOINT     Azure Resource Manager endpoint (default https://management.azure.com)
   GPU_AUDIT_AZURE_PRICES_URL   Retail Prices API (default https://prices.azure.com/api/retail/prices)
 
