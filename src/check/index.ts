@@ -55,7 +55,7 @@ export { compareWithBaseline, DEFAULT_BASELINE_TOLERANCE } from './baseline.js';
 export type { BaselineOptions } from './baseline.js';
 export { checkedDevices, evaluateThresholds, gateFindings } from './evaluate.js';
 export { checkExitCode } from './exit-code.js';
-export { findingLevel, mergeThresholds, thresholdsFromConfig, thresholdsFromFlags, withinLimit } from './thresholds.js';
+export { findingLevel, mergeThresholds, thresholdsFromConfig, thresholdsFromFlags, unknownFindingCode, withinLimit } from './thresholds.js';
 export type { ThresholdFlags } from './thresholds.js';
 export { comparedGpu, comparedPart } from './baseline.js';
 export { readComparedReport } from './read-baseline.js';

@@ -17,6 +17,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** stdout is a terminal (for colours and progress). */
   stdoutIsTty: boolean;
+  /** Columns of the terminal stdout is, where it is one. */
+  stdoutColumns?: number;
   stderrIsTty: boolean;
   env: NodeJS.ProcessEnv;
   stdin: NodeJS.ReadableStream;
@@ -54,6 +56,7 @@ export function processIo(): CliIo {
     stdoutDrained: () => drained(process.stdout),
     stderr: (text) => write('stderr', text),
     stdoutIsTty: process.stdout.isTTY === true,
+    ...(process.stdout.isTTY === true && process.stdout.columns > 0 ? { stdoutColumns: process.stdout.columns } : {}),
     stderrIsTty: process.stderr.isTTY === true,
     env: process.env,
     stdin: process.stdin,
@@ -80,7 +83,19 @@ export function useColor(io: CliIo, options: { color?: boolean; output?: string 
   if (options.color === false || options.output !== undefined) return false;
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
   if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '0') return true;
+  // A dumb terminal shows escape codes as text.
+  if (io.env.TERM === 'dumb') return false;
   return io.stdoutIsTty;
+}
+
+/** Narrowest and widest text tables drawn: below, the columns cannot hold their figures; above, lines are too long to read. */
+export const TABLE_COLUMNS = { min: 60, max: 240, default: 100 } as const;
+
+/** Width of text tables: --width, else the terminal's (within TABLE_COLUMNS), else the default (a pipe, a file, -o). */
+export function tableWidth(io: CliIo, options: { width?: number; output?: string }): number {
+  if (options.width !== undefined) return options.width;
+  if (options.output !== undefined || !io.stdoutIsTty || io.stdoutColumns === undefined) return TABLE_COLUMNS.default;
+  return Math.min(TABLE_COLUMNS.max, Math.max(TABLE_COLUMNS.min, io.stdoutColumns));
 }
 
 /**

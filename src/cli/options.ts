@@ -3,6 +3,7 @@
  * defaults cannot drift between commands.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { TABLE_COLUMNS } from './io.js';
 import { DEFAULT_IDLE_THRESHOLD_PCT, PRICING_MODELS, PROVIDERS } from '../model/index.js';
 import { isValidTimeZone, localTimeZone } from '../sources/index.js';
 import { parseDurationSeconds } from '../sources/index.js';
@@ -35,8 +36,17 @@ export function addOutputOptions(command: Command, formats: readonly string[]): 
     .addOption(new Option('--debug', 'show stack traces of errors'));
 }
 
-/** `--redact` on the commands that render a report (audit, check, report): src/render/redact.ts, SECURITY.md. */
+function tableColumns(value: string): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value.trim()) || parsed < TABLE_COLUMNS.min || parsed > TABLE_COLUMNS.max) {
+    throw new InvalidArgumentError(`expected a whole number of columns from ${TABLE_COLUMNS.min} to ${TABLE_COLUMNS.max}`);
+  }
+  return parsed;
+}
+
+/** `--redact` and `--width` on the commands that render a report (audit, check, report): src/render/redact.ts, SECURITY.md. */
 export function addRedactOption(command: Command): Command {
+  command.addOption(new Option('--width <columns>', `width of text tables (default: the terminal's, ${TABLE_COLUMNS.default} when not a terminal or with -o)`).argParser(tableColumns));
   return command.addOption(new Option('--redact', 'replace host, pod, namespace, container, process and file names and GPU UUIDs by stable short hashes (key: GPU_AUDIT_REDACT_KEY)'));
 }
 

@@ -18,7 +18,11 @@ export function startProgress(io: CliIo, quiet: boolean): Progress {
   let stopped = false;
   void import('ora').then(({ default: ora }) => {
     if (stopped) return;
-    spinner = ora({ text: pending, stream: process.stderr }).start();
+    // discardStdin: false keeps the terminal cooked: in ora's default raw mode Ctrl-C is a byte
+    // on stdin instead of SIGINT, and a long read could not be stopped. hideCursor: false keeps
+    // restore-cursor's signal-exit hook out: it counts exit hooks, not signal listeners, and so
+    // re-raised SIGINT past collect's handler, which must finish the bundle.
+    spinner = ora({ text: pending, stream: process.stderr, discardStdin: false, hideCursor: false }).start();
   });
   return {
     update(text) {

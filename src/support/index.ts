@@ -5,7 +5,7 @@ export type { JsonPosition } from './json-element-splitter.js';
 export { packageRoot } from './package-root.js';
 export { pathExists } from './path-exists.js';
 export { detached } from './text/detached.js';
-export { editDistance } from './text/edit-distance.js';
+export { closestKey, editDistance } from './text/edit-distance.js';
 export { enUsNumberFormat } from './text/en-us-number-format.js';
 export { escapeMarkdown, toDisplayBlock, toDisplayText } from './text/sanitize.js';
 export { someNamed } from './text/some-named.js';

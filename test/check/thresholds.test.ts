@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateThresholds, gateFindings } from '../../src/check/evaluate.js';
-import { findingLevel, mergeThresholds, thresholdsFromConfig, thresholdsFromFlags } from '../../src/check/thresholds.js';
+import { findingLevel, mergeThresholds, thresholdsFromConfig, thresholdsFromFlags, unknownFindingCode } from '../../src/check/thresholds.js';
 import { THRESHOLD_DEFINITIONS, type Thresholds } from '../../src/model/index.js';
 import { InputError } from '../../src/support/errors.js';
 import { copyOf } from '../render/helpers.js';
@@ -160,10 +160,21 @@ describe('where thresholds come from', () => {
     });
   });
 
+  it('rejects a finding code that is not one, with the code it was probably meant to be', () => {
+    try {
+      thresholdsFromConfig({ findings: { idle: 'error' } }, 'gpu-audit.yaml');
+      expect.unreachable();
+    } catch (error) {
+      expect((error as InputError).describe()).toMatch(/^gpu-audit\.yaml: thresholds\.findings\.idle: unknown finding code `idle`; did you mean `idle-gpu`\? \(known: idle-gpu, /u);
+    }
+    expect(unknownFindingCode('vram-overprovisoned')).toMatch(/did you mean `vram-overprovisioned`/u);
+    expect(unknownFindingCode('spot-blocked')).toBeUndefined();
+  });
+
   it('rejects an unknown threshold name or a percentage over 100, naming the file and the key', () => {
     const unknown = (): Thresholds => thresholdsFromConfig({ 'max-wast-pct': 25 }, 'gpu-audit.yaml');
     expect(unknown).toThrow(InputError);
-    expect(unknown).toThrow(/unknown threshold "max-wast-pct"; known: max-waste-pct/u);
+    expect(unknown).toThrow(/unknown threshold "max-wast-pct"; did you mean `max-waste-pct`\? \(known: max-waste-pct/u);
     try {
       thresholdsFromConfig({ 'min-utilization': 120 }, 'gpu-audit.yaml');
       expect.unreachable();

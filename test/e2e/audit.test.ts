@@ -83,6 +83,15 @@ describe('gpu-audit audit --demo', () => {
     expect(run.stdout).not.toContain('\u001b[');
   });
 
+  it('draws its tables at --width: no line past 80 columns at 80, and wider ones at 160', () => {
+    const narrow = runBuiltCli(['audit', '--demo', '--width', '80']);
+    expect(narrow.status, narrow.stderr).toBe(0);
+    expect(Math.max(...narrow.stdout.split('\n').map((line) => [...line].length))).toBe(80);
+    const wide = runBuiltCli(['audit', '--demo', '--width', '160']);
+    expect(Math.max(...wide.stdout.split('\n').map((line) => [...line].length))).toBeGreaterThan(100);
+    expect(runBuiltCli(['audit', '--demo', '--width', '20']).status).toBe(2);
+  });
+
   it('writes JSON that validates against the shipped schema', () => {
     const run = runBuiltCli(['audit', '--demo', '--format', 'json']);
     expect(run.status, run.stderr).toBe(0);

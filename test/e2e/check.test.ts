@@ -77,7 +77,19 @@ describe('gpu-audit check: limits', () => {
     writeFileSync(config, 'thresholds:\n  max-wast-pct: 10\n');
     const typo = check(['--demo', '--config', config]);
     expect(typo.status).toBe(2);
-    expect(typo.stderr).toContain(`${config}: thresholds.max-wast-pct: unknown threshold "max-wast-pct"`);
+    expect(typo.stderr).toContain(`${config}: line 2: thresholds["max-wast-pct"]: unknown key \`max-wast-pct\`; did you mean \`max-waste-pct\`?`);
+  });
+
+  it('exits 2 on a finding code that is not one, flag or config, instead of passing a gate nothing reads', () => {
+    const flag = check(['--demo', '--finding-level', 'idle=error']);
+    expect(flag.status).toBe(2);
+    expect(flag.stdout).toBe('');
+    expect(flag.stderr).toContain('unknown finding code `idle`; did you mean `idle-gpu`?');
+    const config = file('gpu-audit.yaml');
+    writeFileSync(config, 'thresholds:\n  findings: { idel-gpu: error }\n');
+    const typo = check(['--demo', '--config', config]);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toContain(`${config}: line 2: thresholds.findings["idel-gpu"]: unknown key \`idel-gpu\`; did you mean \`idle-gpu\`?`);
   });
 
   it('with --keep-going, exits 2 when inputs were skipped and nothing failed, 1 when something did', () => {

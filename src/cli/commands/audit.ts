@@ -7,7 +7,7 @@ import type { PricingModel } from '../../model/index.js';
 import { InputError } from '../../support/index.js';
 import { renderReportOutput, reportFormats, type ReportFormat } from '../../render/index.js';
 import type { CliIo } from '../io.js';
-import { reportClock, useColor } from '../io.js';
+import { reportClock, tableWidth, useColor } from '../io.js';
 import { flagOverConfig, loadAuditConfig, settingsOf, type ConfigSettings } from '../../config/index.js';
 import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addRedactOption } from '../options.js';
 import { redactKeyFromEnv, redactReport } from '../../render/index.js';
@@ -22,6 +22,7 @@ import { refuseOutputOntoReads, type ReadPath } from '../output-guard.js';
 
 export interface AuditCommandOptions {
   format: ReportFormat;
+  width?: number;
   output?: string;
   quiet?: boolean;
   color?: boolean;
@@ -237,7 +238,7 @@ export async function runAuditCommand(
   const color = useColor(io, options);
   // Redacted here, just before rendering, so every format (and -o) gets the same shareable report.
   const report = options.redact === true ? redactReport(result.report, { key: redactKeyFromEnv(io.env) }) : result.report;
-  await emitOutput(io, renderReportOutput(report, options.format, { color, width: 100 }), options.output);
+  await emitOutput(io, renderReportOutput(report, options.format, { color, width: tableWidth(io, options) }), options.output);
   if (options.quiet !== true) {
     for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
   }

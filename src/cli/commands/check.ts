@@ -5,14 +5,14 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_BASELINE_TOLERANCE, mergeThresholds, readComparedReport, runCheck, thresholdsFromConfig, thresholdsFromFlags, type ThresholdFlags } from '../../check/index.js';
+import { DEFAULT_BASELINE_TOLERANCE, mergeThresholds, readComparedReport, runCheck, thresholdsFromConfig, thresholdsFromFlags, unknownFindingCode, type ThresholdFlags } from '../../check/index.js';
 import { FINDING_LEVELS, NO_THRESHOLDS, THRESHOLD_DEFINITIONS, type FindingLevel, type LimitDomain, type Thresholds } from '../../model/index.js';
 import { loadAuditConfig } from '../../config/index.js';
 import type { CheckReport } from '../../model/index.js';
 import type { Report } from '../../model/index.js';
 import { checkFormats, renderCheckOutput, type CheckFormat } from '../../render/index.js';
 import type { CliIo } from '../io.js';
-import { useColor } from '../io.js';
+import { tableWidth, useColor } from '../io.js';
 import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addRedactOption } from '../options.js';
 import { redactKeyFromEnv, redactReport, reportRedactor } from '../../render/index.js';
 import { emitOutput } from '../output.js';
@@ -50,6 +50,8 @@ function collectFindingLevel(value: string, previous: Record<string, FindingLeve
   if (match === null || level === undefined || !(FINDING_LEVELS as readonly string[]).includes(level)) {
     throw new InvalidArgumentError(`expected CODE=LEVEL with LEVEL one of ${FINDING_LEVELS.join(', ')} (e.g. idle-gpu=error)`);
   }
+  const problem = unknownFindingCode(match[1]!);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
   return { ...previous, [match[1]!]: level as FindingLevel };
 }
 
@@ -142,7 +144,7 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
     check: runCheck(current, { thresholds, baseline, skippedInputs }),
   };
 
-  const text = renderCheckOutput(check, options.format, { color: useColor(io, options), width: 100 });
+  const text = renderCheckOutput(check, options.format, { color: useColor(io, options), width: tableWidth(io, options) });
   await emitOutput(io, text, options.output);
   if (!quiet) for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
   await reportToGitHub(check, io, quiet);

@@ -6,7 +6,7 @@
 import { Command } from 'commander';
 import { renderReportOutput, reportFormats, type ReportFormat } from '../../render/index.js';
 import type { CliIo } from '../io.js';
-import { useColor } from '../io.js';
+import { tableWidth, useColor } from '../io.js';
 import { addOutputOptions, addRedactOption } from '../options.js';
 import { redactKeyFromEnv, redactReport } from '../../render/index.js';
 import { emitOutput } from '../output.js';
@@ -19,6 +19,7 @@ export interface ReportCommandOptions {
   color?: boolean;
   debug?: boolean;
   redact?: boolean;
+  width?: number;
 }
 
 export function reportCommand(io: CliIo): Command {
@@ -46,5 +47,5 @@ export async function runReportCommand(file: string, options: ReportCommandOptio
   const { readReportStreamed } = await import('../../model/report-reader-streamed.js');
   const saved = await readReportStreamed(file);
   const report = options.redact === true ? redactReport(saved, { key: redactKeyFromEnv(io.env) }) : saved;
-  await emitOutput(io, renderReportOutput(report, options.format, { color: useColor(io, options), width: 100 }), options.output);
+  await emitOutput(io, renderReportOutput(report, options.format, { color: useColor(io, options), width: tableWidth(io, options) }), options.output);
 }

@@ -36,7 +36,8 @@ export function buildConfig(workloads: readonly WorkloadConfig[], thresholds: Pr
   };
   return {
     ...(workloads.length === 0 ? {} : { workloads: [...workloads] }),
-    ...(Object.keys(limits).length === 0 ? {} : { thresholds: limits }),
+    // The schema builds its threshold keys from THRESHOLD_DEFINITIONS, so its type names only `findings`.
+    ...(Object.keys(limits).length === 0 ? {} : { thresholds: limits as NonNullable<GpuAuditConfig['thresholds']> }),
     pricing: { ...(pricing.provider === undefined ? {} : { provider: pricing.provider }), model: pricing.model },
   };
 }

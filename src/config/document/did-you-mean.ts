@@ -1,9 +1,9 @@
 /**
  * "Did you mean" for unknown keys: the keys the schema allows at the same place, and the one
- * closest to what was typed. Cheap by design: an edit distance over a handful of names.
+ * closest to what was typed (support's closestKey).
  */
 import type { z } from 'zod';
-import { editDistance } from '../../support/index.js';
+
 
 /** Internal definition fields of the zod 4 schema types this walk passes through. */
 interface SchemaDef {
@@ -12,6 +12,8 @@ interface SchemaDef {
   element?: z.ZodType;
   innerType?: z.ZodType;
   valueType?: z.ZodType;
+  keyType?: z.ZodType;
+  entries?: Record<string, string>;
   in?: z.ZodType;
 }
 
@@ -28,7 +30,7 @@ function unwrap(schema: z.ZodType): z.ZodType {
   }
 }
 
-/** The keys an object schema at `path` allows; empty when the path leads elsewhere. */
+/** The keys an object schema (or a record keyed by an enum) at `path` allows; empty when the path leads elsewhere. */
 export function knownKeysAt(root: z.ZodType, path: readonly PropertyKey[]): string[] {
   let schema: z.ZodType | undefined = unwrap(root);
   for (const segment of path) {
@@ -43,20 +45,9 @@ export function knownKeysAt(root: z.ZodType, path: readonly PropertyKey[]): stri
   }
   if (schema === undefined) return [];
   const def = defOf(schema);
-  return def.type === 'object' ? Object.keys(def.shape ?? {}) : [];
-}
-
-/** The closest known key within a third of the typed key's length (at least 1, at most 3 edits), or undefined. */
-export function closestKey(typed: string, known: readonly string[]): string | undefined {
-  const limit = Math.min(3, Math.max(1, Math.floor(typed.length / 3)));
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const distance = editDistance(typed.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
+  if (def.type === 'record' && def.keyType !== undefined) {
+    const key = defOf(unwrap(def.keyType));
+    return key.type === 'enum' ? Object.values(key.entries ?? {}) : [];
   }
-  return bestDistance <= limit ? best : undefined;
+  return def.type === 'object' ? Object.keys(def.shape ?? {}) : [];
 }

@@ -8,7 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import { InputError } from '../../support/index.js';
-import { closestKey, knownKeysAt } from './did-you-mean.js';
+import { closestKey } from '../../support/index.js';
+import { knownKeysAt } from './did-you-mean.js';
 import { configSchema, type GpuAuditConfig } from './schema.js';
 
 export interface ConfigProblem {

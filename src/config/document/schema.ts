@@ -15,7 +15,7 @@ const positiveInteger = () => z.number(expected('a positive integer')).int(expec
 const percent = () => z.number(expected('a percentage from 0 to 100')).min(0, expected('a percentage from 0 to 100')).max(100, expected('a percentage from 0 to 100'));
 const nonEmptyText = (what = 'a non-empty string') => z.string(expected(what)).trim().min(1, expected(what));
 
-import { FINDING_LEVELS, PRICING_MODELS, PROVIDERS } from '../../model/index.js';
+import { FINDING_CODE_NAMES, FINDING_LEVELS, PRICING_MODELS, PROVIDERS, THRESHOLD_DEFINITIONS } from '../../model/index.js';
 import { MODEL_DTYPES, PLAN_BASES, THROUGHPUT_UNITS, UNASSIGNED_WORKLOAD, WORKLOAD_KINDS } from '../vocabulary.js';
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, expected(`one of ${values.join(', ')}`));
@@ -109,14 +109,20 @@ export const workloadSchema = z.strictObject({
   pricing: oneOf(PRICING_MODELS).describe('Pricing model the workload is bought at now.').optional(),
 }, expected('a map describing one workload'));
 
+/** Each threshold by its flag name (`max-waste-pct`) or its key (`maxWastePct`): a typo is an unknown key, with did-you-mean. */
+const thresholdLimits: Record<string, z.ZodOptional<z.ZodNumber>> = Object.fromEntries(THRESHOLD_DEFINITIONS.flatMap((definition) => {
+  const limit = z.number(expected('a finite number')).finite(expected('a finite number')).describe(`Fail unless ${definition.description} (${definition.unit}).`).optional();
+  return [[definition.name, limit], [definition.key, limit]];
+}));
+
 const thresholdsSchema = z
-  .object({
+  .strictObject({
     findings: z
-      .record(z.string(), oneOf(FINDING_LEVELS), expected('a map of finding code to error, warn or off'))
+      .partialRecord(z.enum(FINDING_CODE_NAMES), oneOf(FINDING_LEVELS), expected('a map of finding code to error, warn or off'))
       .describe('Severity override per finding code (idle-gpu, vram-overprovisioned, ...).')
       .optional(),
+    ...thresholdLimits,
   }, expected('a map of threshold name to number'))
-  .catchall(z.number(expected('a finite number')).finite(expected('a finite number')))
   .describe('Thresholds of `gpu-audit check`: name -> number, plus a findings map.');
 
 export const configSchema = z

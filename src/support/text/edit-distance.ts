@@ -15,3 +15,18 @@ export function editDistance(a: string, b: string): number {
   }
   return previous[b.length]!;
 }
+
+/** The closest known key within a third of the typed key's length (at least 1, at most 3 edits), or undefined. */
+export function closestKey(typed: string, known: readonly string[]): string | undefined {
+  const limit = Math.min(3, Math.max(1, Math.floor(typed.length / 3)));
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const distance = editDistance(typed.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return bestDistance <= limit ? best : undefined;
+}
