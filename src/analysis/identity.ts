@@ -126,19 +126,20 @@ export function resolveBoards(identities: readonly BoardIdentity[]): BoardResolu
   const ordered = [...unique.entries()].sort(([, a], [, b]) => knownFieldCount(b) - knownFieldCount(a));
 
   const boards: BoardIdentity[] = [];
-  // A board on another host always conflicts, so only the host's own boards (in board order)
-  // are tried: linear in the fleet instead of every ref against every board.
-  const boardsByHost = new Map<string, number[]>();
+  // A board on another host always conflicts, and so does one with another known UUID (or,
+  // for a ref without UUID, another known PCI bus id): only the boards that remain are tried,
+  // so a host of thousands of GPUs is not every ref against every board.
+  const boardsByHost = new Map<string, HostBoards>();
   const boardOf = new Map<string, number>();
   const ambiguous: AmbiguousRef[] = [];
   for (const [key, identity] of ordered) {
     let onHost = boardsByHost.get(identity.host);
     if (onHost === undefined) {
-      onHost = [];
+      onHost = new HostBoards();
       boardsByHost.set(identity.host, onHost);
     }
     const fitting: { board: BoardIdentity; number: number }[] = [];
-    for (const number of onHost) {
+    for (const number of onHost.candidates(identity)) {
       const board = boards[number]!;
       if (!conflicts(board, identity)) fitting.push({ board, number });
     }
@@ -146,7 +147,7 @@ export function resolveBoards(identities: readonly BoardIdentity[]): BoardResolu
     if (fitting.length === 0) {
       boards.push({ ...identity });
       chosen = boards.length - 1;
-      onHost.push(chosen);
+      onHost.add(chosen, identity);
     } else if (fitting.length === 1) {
       chosen = fitting[0]!.number;
     } else {
@@ -157,6 +158,7 @@ export function resolveBoards(identities: readonly BoardIdentity[]): BoardResolu
     }
     if (chosen === undefined) continue;
     const board = boards[chosen]!;
+    onHost.learn(chosen, board, identity);
     board.uuid ??= identity.uuid;
     board.pciBusId ??= identity.pciBusId;
     board.index ??= identity.index;
@@ -164,6 +166,48 @@ export function resolveBoards(identities: readonly BoardIdentity[]): BoardResolu
     boardOf.set(key, chosen);
   }
   return { boards, boardOf, ambiguous };
+}
+
+/** One host's boards by what they are known by: the boards a ref could be, without trying all of them. */
+class HostBoards {
+  private readonly all: number[] = [];
+  private readonly byUuid = new Map<string, number[]>();
+  private readonly withoutUuid = new Set<number>();
+  private readonly byPci = new Map<string, number[]>();
+  private readonly withoutPci = new Set<number>();
+
+  /** Every board that could match `identity`: same or unknown UUID; without one, same or unknown PCI bus id. */
+  candidates(identity: BoardIdentity): Iterable<number> {
+    if (identity.uuid !== undefined) return [...(this.byUuid.get(identity.uuid) ?? []), ...this.withoutUuid];
+    if (identity.pciBusId !== undefined) return [...(this.byPci.get(identity.pciBusId) ?? []), ...this.withoutPci];
+    return this.all;
+  }
+
+  add(number: number, identity: BoardIdentity): void {
+    this.all.push(number);
+    if (identity.uuid === undefined) this.withoutUuid.add(number);
+    else push(this.byUuid, identity.uuid, number);
+    if (identity.pciBusId === undefined) this.withoutPci.add(number);
+    else push(this.byPci, identity.pciBusId, number);
+  }
+
+  /** A board about to learn the UUID or bus id of a ref that matched it. */
+  learn(number: number, board: BoardIdentity, identity: BoardIdentity): void {
+    if (board.uuid === undefined && identity.uuid !== undefined) {
+      this.withoutUuid.delete(number);
+      push(this.byUuid, identity.uuid, number);
+    }
+    if (board.pciBusId === undefined && identity.pciBusId !== undefined) {
+      this.withoutPci.delete(number);
+      push(this.byPci, identity.pciBusId, number);
+    }
+  }
+}
+
+function push(map: Map<string, number[]>, key: string, number: number): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [number]);
+  else list.push(number);
 }
 
 /** The part of a board that names it in the report. */

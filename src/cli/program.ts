@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { refuseMisleadingFlags } from './flag-checks.js';
 import { InputError, UpstreamError } from '../support/index.js';
 import { toolInfo } from '../support/index.js';
 import { auditCommand } from './commands/audit.js';
@@ -40,11 +41,17 @@ Exit codes: 0 ok, 1 threshold breached (check), 2 usage or input error, 3 upstre
   program.addCommand(initCommand(io, setExitCode));
   for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
   // Before any command with -o runs: what a writer killed by SIGKILL left beside the target goes.
-  program.hook('preAction', async (_program, command) => {
+  program.hook('preAction', async (root, command) => {
+    refuseMisleadingFlags(command, rawArgsOf(root));
     const output: unknown = command.opts().output;
     if (typeof output === 'string' && output !== '-' && command.name() !== 'collect') await sweepStaleTemporaries(output, processStartMs());
   });
   return program;
+}
+
+/** What the user typed, as commander kept it. */
+function rawArgsOf(program: Command): readonly string[] {
+  return (program as Command & { rawArgs?: string[] }).rawArgs ?? [];
 }
 
 /** This process's start: temporary files older than it were left by an earlier run. */

@@ -10,6 +10,7 @@
  */
 import type { GpuEntry } from '../model/index.js';
 import type { Renderer } from './types.js';
+import { toFieldText } from '../support/index.js';
 
 type Cell = string | number | null;
 
@@ -59,7 +60,8 @@ export function neutralizeFormula(value: string): string {
 /** One RFC 4180 field. */
 export function csvField(value: Cell): string {
   if (value === null) return '';
-  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : neutralizeFormula(value);
+  // Controls and bidi overrides from input (a host name with ESC[2J or U+202E) would act in the terminal or editor that shows the file.
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : neutralizeFormula(toFieldText(value));
   return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/gu, '""')}"` : text;
 }
 

@@ -93,8 +93,10 @@ function tokenFor(value: string, category: Category, hash: (value: string) => st
 function collectNames(report: Report): Map<string, Category> {
   const names = new Map<string, Category>();
   const add = (value: string | null | undefined, category: Category): void => {
-    // A value without a letter (`0`, `1024`, `-`) is a number or a placeholder, not a name.
-    if (value === null || value === undefined || !/[A-Za-z]/.test(value) || REDACTED_TOKEN.test(value)) return;
+    // A value without a letter (`0`, `1024`, `-`) is a number or a placeholder, not a name;
+    // but a host or node is a name whatever its characters (`10.20.30.40`).
+    const named = category === 'host' || category === 'node' ? /[A-Za-z0-9]/.test(value ?? '') && (value ?? '').length >= 3 : /[A-Za-z]/.test(value ?? '');
+    if (value === null || value === undefined || !named || REDACTED_TOKEN.test(value)) return;
     if (!names.has(value)) names.set(value, category);
   };
   for (const gpu of report.gpus) {

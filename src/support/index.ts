@@ -7,6 +7,6 @@ export { pathExists } from './path-exists.js';
 export { detached } from './text/detached.js';
 export { closestKey, editDistance } from './text/edit-distance.js';
 export { enUsNumberFormat } from './text/en-us-number-format.js';
-export { escapeMarkdown, toDisplayBlock, toDisplayText } from './text/sanitize.js';
+export { escapeMarkdown, toDisplayBlock, toDisplayText, toFieldText } from './text/sanitize.js';
 export { someNamed } from './text/some-named.js';
 export { toolInfo } from './version.js';

@@ -145,6 +145,11 @@ describe('bad input ends in one line naming the file, and exit code 2', () => {
     const report = JSON.parse(run.stdout) as Report;
     expect(report.gpus).toHaveLength(1);
     expect(run.stderr).toContain(bad);
+    // --quiet drops progress and notices, never the error that makes the exit code 2.
+    const quiet = runBuiltCli(['audit', bad, good, '--keep-going', '-q', '--format', 'json']);
+    expect(quiet.status).toBe(2);
+    expect(quiet.stderr).toBe(`gpu-audit: skipped ${bad}: ${quiet.stderr.split(`${bad}: `)[1]}`);
+    expect(quiet.stderr.split('\n').filter((line) => line !== '')).toHaveLength(1);
   });
 
   it('a usage error exits 2', () => {

@@ -142,6 +142,20 @@ describe('gpu-audit check --baseline', () => {
     expect(run.stdout).not.toContain('REGRESSED');
   });
 
+  it('takes a percentage limit with its sign, as --headroom does', () => {
+    expect(check(['--demo', '--max-waste-pct', '99%']).status).toBe(0);
+    expect(check(['--demo', '--max-waste-pct', '10%']).status).toBe(1);
+    expect(check(['--demo', '--max-waste-pct', '120%']).status).toBe(2);
+  });
+
+  it('says in one line when the baseline was made under another setting, and says nothing when it was not', () => {
+    const other = file('other-threshold.json');
+    expect(runBuiltCli(['audit', '--demo', '--idle-threshold', '10', '--format', 'json', '-o', other]).status).toBe(0);
+    const run = check(['--demo', '--baseline', other]);
+    expect(run.stderr).toContain(`gpu-audit: the baseline ${other} was made with --idle-threshold 10, this run with 5: figures compared across them move with the setting\n`);
+    expect(check(['--demo', '--baseline', demoReportFile]).stderr).not.toContain('was made with');
+  });
+
   it('exits 1 against the report of a better fleet and lists the regressions', () => {
     // The better fleet: the training node alone (its eight H100s idle 38.5 %, mean utilization 57.6 %).
     // The whole demo: waste 63.4 %, utilization 33.6 %: both worse by far more than 5 points.

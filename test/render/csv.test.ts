@@ -72,6 +72,13 @@ describe('CSV report', () => {
     expect(cell(parseCsv(text)[1]!, 'host')).toBe('rack "7", row\r\n2');
   });
 
+  it('drops escape sequences, controls and bidi overrides that came with the inputs, keeping tabs and line ends', () => {
+    const report = copyOf(SMALL_FLEET);
+    report.gpus[0]!.host = 'node\u001b[2J-a\u001b]8;;http://x\u0007link\u001b]8;;\u0007\u202e\u0000';
+    expect(cell(parseCsv(renderCsv(report, DEFAULT_RENDER_OPTIONS))[1]!, 'host')).toBe('node-alink');
+    expect(csvField('a\tb\r\nc')).toBe('"a\tb\r\nc"');
+  });
+
   it('neutralises spreadsheet formulas in strings from the inputs, never in numbers', () => {
     for (const formula of ['=HYPERLINK("http://x")', '+1+1', '-2+3', '@SUM(A1)', '\tcmd', '\rcmd']) expect(neutralizeFormula(formula)).toBe(`'${formula}`);
     expect(neutralizeFormula('node-a')).toBe('node-a');

@@ -111,6 +111,12 @@ describe('redactReport on the demo fleet', async () => {
     expect(redactKeyFromEnv({ GPU_AUDIT_REDACT_KEY: 'k' })).toBe('k');
   });
 
+  it('hides a host named by its IP address (no letter in it) in every format', () => {
+    const byIp = JSON.parse(JSON.stringify(original).replaceAll('train-h100-01', '10.20.30.40')) as Report;
+    const hidden = redactReport(byIp);
+    for (const [format, text] of Object.entries(everyFormat(hidden))) expect(shows(text, '10.20.30.40'), `${format} still shows the IP`).toBe(false);
+  });
+
   it('does not change the report it is given', () => {
     const before = JSON.stringify(original);
     redactReport(original);

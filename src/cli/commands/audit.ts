@@ -239,9 +239,8 @@ export async function runAuditCommand(
   // Redacted here, just before rendering, so every format (and -o) gets the same shareable report.
   const report = options.redact === true ? redactReport(result.report, { key: redactKeyFromEnv(io.env) }) : result.report;
   await emitOutput(io, renderReportOutput(report, options.format, { color, width: tableWidth(io, options) }), options.output);
-  if (options.quiet !== true) {
-    for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
-  }
+  // An input skipped is why the run ends in 2: an error, printed under --quiet too.
+  for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
   if (options.debug === true && result.transfer !== undefined) {
     const { queries, retries, wireBytes, jsonBytes } = result.transfer;
     io.stderr(`gpu-audit: prometheus: ${queries} queries, ${retries} retries, ${wireBytes} bytes received (${jsonBytes} bytes of JSON)\n`);

@@ -30,8 +30,10 @@ export type CheckCommandOptions = Omit<AuditCommandOptions, 'format'> &
 
 const LIMIT_PARSERS: Readonly<Record<LimitDomain, (value: string) => number>> = {
   percent: (value) => {
-    const parsed = Number(value);
-    if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 100) throw new InvalidArgumentError('expected a percentage from 0 to 100');
+    // `20%` reads as 20, as --headroom does.
+    const number = value.trim().replace(/%$/u, '');
+    const parsed = Number(number);
+    if (number === '' || !Number.isFinite(parsed) || parsed < 0 || parsed > 100) throw new InvalidArgumentError('expected a percentage from 0 to 100');
     return parsed;
   },
   'non-negative': (value) => {
@@ -42,6 +44,24 @@ const LIMIT_PARSERS: Readonly<Record<LimitDomain, (value: string) => number>> = 
 };
 
 const VALUE_NAMES = { '%': 'pct', h: 'hours', 'USD/month': 'usd' } as const;
+
+/**
+ * Settings under which the baseline and this run count differently: a figure compared across
+ * them moves with the setting, not with the fleet. One line each; the comparison still runs.
+ */
+export function settingsDrift(baseline: Report, current: Report, ref: string): string[] {
+  const lines: string[] = [];
+  const named: [string, unknown, unknown][] = [
+    ['--idle-threshold', baseline.settings.idleThresholdPct, current.settings.idleThresholdPct],
+    ['--pricing', baseline.settings.pricing, current.settings.pricing],
+    ['--provider', baseline.settings.provider, current.settings.provider],
+    ['--region', baseline.settings.region, current.settings.region],
+  ];
+  for (const [flag, then, now] of named) {
+    if (then !== now) lines.push(`the baseline ${ref} was made with ${flag} ${String(then ?? 'unset')}, this run with ${String(now ?? 'unset')}: figures compared across them move with the setting`);
+  }
+  return lines;
+}
 
 /** `--finding-level idle-gpu=error`, repeatable: collected into one code -> level map. */
 function collectFindingLevel(value: string, previous: Record<string, FindingLevel> | undefined): Record<string, FindingLevel> {
@@ -139,6 +159,7 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
   const current = redactor?.report ?? result.report;
   if (baseline !== undefined && redactor !== undefined) baseline = { ...baseline, report: redactReport(baseline.report, { key: redactKeyFromEnv(io.env) }) };
   const skippedInputs = result.failures.map((failure) => redactor?.text(failure.describe()) ?? failure.describe());
+  if (!quiet && baseline !== undefined) for (const line of settingsDrift(baseline.report, current, baseline.ref)) io.stderr(`gpu-audit: ${line}\n`);
   const check: CheckReport = {
     report: current,
     check: runCheck(current, { thresholds, baseline, skippedInputs }),
@@ -146,7 +167,8 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
 
   const text = renderCheckOutput(check, options.format, { color: useColor(io, options), width: tableWidth(io, options) });
   await emitOutput(io, text, options.output);
-  if (!quiet) for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
+  // An input skipped is why the run ends in 2: an error, printed under --quiet too.
+  for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
   await reportToGitHub(check, io, quiet);
   return check.check.exitCode;
 }

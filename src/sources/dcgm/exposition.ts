@@ -10,7 +10,7 @@
  * quoted metric name first inside the braces. Anything else is reported as invalid with
  * the reason, for the caller's warning.
  */
-import { isPlainDecimal } from './values.js';
+import { isPlainDecimal, MAX_NUMBER_LENGTH } from './values.js';
 import { MAX_EXACT_DIGITS, POWERS_OF_TEN } from '../lexers/text/values.js';
 import { detached } from '../../support/index.js';
 
@@ -451,6 +451,7 @@ export function scanExpositionLine(line: string, cache?: LabelSetCache): Exposit
   if (valueStart === position && line.charCodeAt(position - 1) !== CLOSE_BRACE) return invalid('not a metric line');
   const valueEnd = readToken(line, valueStart);
   const value = line.slice(valueStart, valueEnd);
+  if (value.length > MAX_NUMBER_LENGTH) return invalid(`value of ${name} is not a number: ${value.length} characters, more than ${MAX_NUMBER_LENGTH}`);
   if (!isPlainDecimal(value) && !FLOAT.test(value)) return invalid(`value ${value} of ${name} is not a number`);
   const timestampStart = skipBlanks(line, valueEnd);
   let time: number | undefined;
@@ -467,8 +468,8 @@ export function scanExpositionLine(line: string, cache?: LabelSetCache): Exposit
   return { kind: 'sample', sample };
 }
 
-/** What Go's ParseFloat accepts for a sample value: decimals, exponents, NaN and infinities. */
-const FLOAT = /^(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity)|nan)$/i;
+/** What Go's ParseFloat accepts for a sample value: decimals, exponents, NaN and infinities; unambiguous, so linear. */
+const FLOAT = /^(?:[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity)|nan)$/i;
 const INTEGER = /^-?\d+$/;
 
 /** Only ASCII digits (and at least one): the common timestamp, checked without a pattern. */

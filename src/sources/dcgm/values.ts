@@ -49,8 +49,11 @@ export function isPlainDecimal(text: string): boolean {
   return text.length > 0;
 }
 
-/** Decimal with optional fraction and exponent (Go's %g in federation output uses one). */
-const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** Decimal with optional fraction and exponent (Go's %g in federation output uses one); one way to match any text, so linear. */
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** Longer than this, a number token is not one a GPU reading needs (a float64 prints in 24). */
+export const MAX_NUMBER_LENGTH = 64;
 
 /** Texts that mean "no value here": dcgmi's `N/A`, DCGM's string blank, an empty cell. */
 const NO_VALUE = new Set(['', 'N/A', '<<<NULL>>>']);
@@ -66,7 +69,7 @@ export function readDcgmValue(text: string, field: DcgmField): number | undefine
   const plain = plainDecimalValue(text);
   if (!Number.isNaN(plain)) return dcgmReading(plain, field);
   if (NO_VALUE.has(text) || NOT_FINITE.test(text)) return undefined;
-  if (!NUMBER.test(text)) return Number.NaN;
+  if (text.length > MAX_NUMBER_LENGTH || !NUMBER.test(text)) return Number.NaN;
   return dcgmReading(Number(text), field);
 }
 

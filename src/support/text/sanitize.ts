@@ -10,6 +10,8 @@ import { stripVTControlCharacters } from 'node:util';
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/gu;
 // eslint-disable-next-line no-control-regex -- the same set, less newline and tab
 const CONTROL_CHARACTERS_EXCEPT_NEWLINE_AND_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/gu;
+// eslint-disable-next-line no-control-regex -- the same set, less tab, newline and carriage return
+const CONTROL_CHARACTERS_EXCEPT_TAB_AND_LINE_ENDS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/gu;
 const LINE_BREAKS_AND_TABS = /[\t\n\v\f\r\u0085\u2028\u2029]+/gu;
 // Bidirectional overrides and isolates reorder what a reader sees ("Trojan Source").
 const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
@@ -20,6 +22,15 @@ export function toDisplayText(value: string): string {
     .replace(LINE_BREAKS_AND_TABS, ' ')
     .replace(CONTROL_CHARACTERS, '')
     .replace(BIDI_CONTROLS, '');
+}
+
+/**
+ * A field of a data file (CSV): escape sequences, controls and bidi overrides go, so that a
+ * terminal or editor showing the file is not driven by them; tabs and line ends stay, quoted
+ * by the format, as the data had them.
+ */
+export function toFieldText(value: string): string {
+  return stripVTControlCharacters(value).replace(CONTROL_CHARACTERS_EXCEPT_TAB_AND_LINE_ENDS, '').replace(BIDI_CONTROLS, '');
 }
 
 /** Multi-line text (a generated config): keeps newlines and tabs, normalises CRLF, drops every other control. */

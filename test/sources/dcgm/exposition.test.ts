@@ -15,6 +15,13 @@ function reasonOf(line: string): string {
 }
 
 describe('scanExpositionLine', () => {
+  it('refuses a number token past 64 characters at once, and reads a long but plain one', () => {
+    // A million digits and a trailing x: the old pattern backtracked over every split of the digits.
+    expect(reasonOf(`DCGM_FI_DEV_GPU_UTIL{gpu="0"} ${'1'.repeat(1_000_000)}x`)).toBe('value of DCGM_FI_DEV_GPU_UTIL is not a number: 1000001 characters, more than 64');
+    expect(sampleOf(`m 1${'0'.repeat(50)}e-50`).value).toBe(`1${'0'.repeat(50)}e-50`);
+    expect(reasonOf(`m ${'9'.repeat(40)}.${'9'.repeat(40)}`)).toMatch(/81 characters, more than 64/u);
+  });
+
   it('reads a dcgm-exporter line: name, labels by name, value', () => {
     const sample = sampleOf('DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-6d5c0ac5",modelName="Tesla T4"} 91');
     expect(sample).toEqual({

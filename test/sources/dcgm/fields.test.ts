@@ -170,3 +170,12 @@ describe('one rule for readings in an object and in slots', () => {
     );
   });
 });
+
+describe('readDcgmValue on long tokens', () => {
+  it('gives NaN (the caller warns) past 64 characters, without backtracking over the digits', () => {
+    const field = fieldByMetricName('DCGM_FI_DEV_GPU_UTIL')!;
+    expect(readDcgmValue(`${'1'.repeat(1_000_000)}x`, field)).toBeNaN();
+    expect(readDcgmValue(`${'1'.repeat(100)}e1`, field)).toBeNaN();
+    expect(readDcgmValue('1.5e1', field)).toBe(15);
+  });
+});

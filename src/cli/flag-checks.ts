@@ -1,0 +1,36 @@
+/**
+ * Flags that would be read quietly in a way the user did not mean, refused before the command
+ * runs (exit 2, one line): a second `-f` (the last one would win), and Prometheus window flags
+ * given without `--prometheus` (file inputs are audited over the window they hold).
+ */
+import type { Command } from 'commander';
+import { InputError } from '../support/index.js';
+
+const PROMETHEUS_ONLY = ['since', 'until', 'step', 'selector', 'prometheusTimeout', 'prometheusConcurrency'] as const;
+
+/** `--prometheus-timeout` for `prometheusTimeout`. */
+function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+}
+
+/** How often the user wrote `-f`/`--format` (in any spelling) before a `--`. */
+export function formatFlagCount(argv: readonly string[]): number {
+  let count = 0;
+  for (const token of argv) {
+    if (token === '--') break;
+    if (token === '-f' || token === '--format' || token.startsWith('--format=') || /^-f[^-]/.test(token)) count += 1;
+  }
+  return count;
+}
+
+export function refuseMisleadingFlags(command: Command, argv: readonly string[]): void {
+  const options = command.opts();
+  if ('format' in options && formatFlagCount(argv) > 1) {
+    throw new InputError('-f/--format given more than once: one run writes one format (the last would win); run once per format, or render the others from saved JSON with `gpu-audit report`');
+  }
+  if (!command.options.some((option) => option.attributeName() === 'prometheus') || options.prometheus !== undefined) return;
+  const given = PROMETHEUS_ONLY.filter((key) => command.getOptionValueSource(key) === 'cli');
+  if (given.length > 0) {
+    throw new InputError(`${given.map(flagName).join(', ')} appl${given.length === 1 ? 'ies' : 'y'} only with --prometheus: file inputs are audited over the whole window they hold`);
+  }
+}

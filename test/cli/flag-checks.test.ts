@@ -1,0 +1,33 @@
+/** Flags that would be read quietly otherwise end the run before it starts: one line, exit 2, nothing on stdout. */
+import { describe, expect, it } from 'vitest';
+import { formatFlagCount } from '../../src/cli/flag-checks.js';
+import { runBuiltCli } from '../helpers/cli.js';
+
+describe('formatFlagCount', () => {
+  it.each<[string[], number]>([
+    [['audit', '-f', 'json'], 1],
+    [['audit', '-f', 'sarif', '-f', 'junit'], 2],
+    [['check', '--format=json', '-fjunit'], 2],
+    [['audit', '--format', 'json', '--', '-f'], 1],
+    [['audit', '--force', 'x'], 0],
+  ])('%j: %i', (argv, count) => {
+    expect(formatFlagCount(argv)).toBe(count);
+  });
+});
+
+describe('refused before the run', () => {
+  it('refuses a second -f instead of writing the last format', () => {
+    const run = runBuiltCli(['check', '--demo', '-f', 'sarif', '-f', 'junit']);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('gpu-audit: -f/--format given more than once: one run writes one format (the last would win); run once per format, or render the others from saved JSON with `gpu-audit report`\n');
+  });
+
+  it('refuses Prometheus window flags on file inputs, which are audited over the window they hold', () => {
+    const run = runBuiltCli(['audit', '--demo', '--since', '2h', '--until', '1h']);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('gpu-audit: --since, --until apply only with --prometheus: file inputs are audited over the whole window they hold\n');
+    expect(runBuiltCli(['audit', '--demo', '--selector', '{namespace="ml"}']).stderr).toContain('--selector applies only with --prometheus');
+  });
+});
