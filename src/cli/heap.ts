@@ -23,7 +23,8 @@ export function tuneHeapsForLargeInput(): void {
 
 /**
  * After a long read, once the analysis has let go of its per-device state (AuditOptions.
- * onAnalysisDone): one full collection. V8 sets the heap's next limit from what its last full
+ * onAnalysisDone), and again once the planner has let go of what it searched (onPlanDone):
+ * one full collection each. V8 sets the heap's next limit from what its last full
  * collection kept, and the last one ran while the analysis state of every device was still
  * held; the report is then built and written under a limit some twice that size. Collected
  * here, the limit follows the smaller heap the report needs, for the price of one collection

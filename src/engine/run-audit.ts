@@ -47,6 +47,8 @@ export interface AuditPerformance extends ParsePerformance {
   onLargeInput?: (ref: string) => void;
   /** Called once the file analysis has let go of its per-device state, before the report is built. */
   onAnalysisDone?: () => void;
+  /** Called once the planner has let go of what it searched, before the report is rendered. */
+  onPlanDone?: () => void;
 }
 
 export interface AuditOptions {
@@ -190,6 +192,7 @@ async function finishAudit({ profile, sources, failures, transfer }: ReadProfile
     ...(options.spotInterruptionsPerMonthPct === undefined ? {} : { spotInterruptionsPerHour: options.spotInterruptionsPerMonthPct / 100 / HOURS_PER_MONTH }),
     ...(reserved1yDiscountPct === undefined ? {} : { commitment: { fraction: reserved1yDiscountPct / 100, source: 'gpu-audit.yaml pricing.discounts.reserved1yPct' } }),
   });
+  options.performance?.onPlanDone?.();
   const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
   const report: Report = {
     schemaVersion: REPORT_SCHEMA_VERSION,

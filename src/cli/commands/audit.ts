@@ -217,6 +217,7 @@ export async function runAuditWithProgress(auditOptions: AuditOptions, io: CliIo
         ...auditOptions.performance,
         onLargeInput: tuneHeapsForLargeInput,
         onAnalysisDone: collectAfterLongRead,
+        onPlanDone: collectAfterLongRead,
       },
     });
   } finally {
