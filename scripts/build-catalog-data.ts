@@ -262,14 +262,55 @@ function proseValueNotes(entry: Record<string, Json>, where: string): string[] {
   return notes;
 }
 
+/**
+ * MIG-capable GPUs the reference has no entry for, known here only by what NVIDIA's MIG tooling
+ * and guide state: the PCI device id and the profiles of mig-parted's config-default.yaml
+ * (MIGPARTED_CFG), the memory class, compute capability and instance count of the MIG User
+ * Guide's Supported GPUs table (MIG_UG). Throughput, bandwidth and usable MiB are in neither, so
+ * they stay empty: the planner never sizes a workload onto these GPUs (it keeps it for want of
+ * data), while their MIG layouts are still checked.
+ */
+const MIG_ONLY_GPUS: readonly { key: string; architecture: string; productNames: readonly string[]; pci: string; marketingGB: number | null; computeCapability: string; note: string }[] = [
+  { key: 'b300', architecture: 'Blackwell Ultra', productNames: [], pci: '0x3182', marketingGB: null, computeCapability: '10.3', note: 'MIG profiles only (mig-parted config-default.yaml, device 0x318210DE); no throughput, bandwidth or memory figure in the sources, and no nvidia-smi product name seen: resolved by PCI id' },
+  { key: 'h20', architecture: 'Hopper (GH100 per MIG guide)', productNames: ['NVIDIA H20'], pci: '0x2329', marketingGB: 96, computeCapability: '9.0', note: 'MIG profiles only (mig-parted config-default.yaml puts 0x232910DE with H100-96GB and GH200); no throughput, bandwidth or usable memory figure in the sources' },
+  { key: 'rtx-pro-6000-bse', architecture: 'Blackwell (GB202 per MIG guide)', productNames: ['NVIDIA RTX PRO 6000 Blackwell Server Edition'], pci: '0x2BB5', marketingGB: 96, computeCapability: '12.0', note: 'MIG profiles only (mig-parted config-default.yaml, device 0x2BB510DE; 4 instances per MIG guide); no throughput, bandwidth or usable memory figure in the sources' },
+];
+
+function migOnlySpec(gpu: (typeof MIG_ONLY_GPUS)[number]): GpuSpecRecord {
+  return {
+    key: gpu.key,
+    vendor: 'NVIDIA',
+    architecture: gpu.architecture,
+    productNames: [...gpu.productNames],
+    productNamesCheck: 'unverified',
+    pciDeviceIds: [gpu.pci],
+    vramMiB: null,
+    vramMarketingGB: gpu.marketingGB === null ? null : { value: gpu.marketingGB, sources: ['MIG_UG'], check: 'seen' },
+    memoryBandwidthGBps: null,
+    bf16DenseTflops: null,
+    fp16DenseTflops: null,
+    fp32Tflops: null,
+    tdpW: null,
+    smCount: null,
+    migSupported: true,
+    computeCapability: gpu.computeCapability,
+    memoryType: null,
+    asOf: GPU_REFERENCE_AS_OF,
+    notes: [gpu.note],
+  };
+}
+
 export function buildGpuSpecs(reference: Json): GpuSpecRecord[] {
   const root = record(reference, 'gpus.json');
-  return list(root.gpus, 'gpus.json.gpus').flatMap((item, i) => {
-    const entry = record(item, `gpus.json.gpus[${i}]`);
-    const where = `gpus.json.gpus[${String(entry.key)}]`;
-    if (entry.key === 'gh200') return GH200_VARIANTS.map((variant) => gpuSpec(entry, where, variant));
-    return [gpuSpec(entry, where, undefined)];
-  });
+  return [
+    ...list(root.gpus, 'gpus.json.gpus').flatMap((item, i) => {
+      const entry = record(item, `gpus.json.gpus[${i}]`);
+      const where = `gpus.json.gpus[${String(entry.key)}]`;
+      if (entry.key === 'gh200') return GH200_VARIANTS.map((variant) => gpuSpec(entry, where, variant));
+      return [gpuSpec(entry, where, undefined)];
+    }),
+    ...MIG_ONLY_GPUS.map(migOnlySpec),
+  ];
 }
 
 export function buildGpuSourceTags(reference: Json): Record<string, string> {
@@ -374,8 +415,83 @@ function splitMigTables(tables: MigGpuTable[]): MigGpuTable[] {
   return result;
 }
 
+/**
+ * MIG tables of the MIG_ONLY_GPUS: profile names and the named configs from mig-parted's
+ * config-default.yaml (MIGPARTED_CFG), each profile placed by the reference's placement rules of
+ * its family (7-slice, or the 4-slice family of A30 for RTX PRO 6000), as the reference does for
+ * B200 and H200: inferred, not seen in `nvidia-smi mig -lgipp`. H20 has the profiles of H100-96GB
+ * and GH200 (one device filter in config-default.yaml) without their SM counts.
+ */
+const MIG_ONLY_TABLES: readonly { key: string; family: 'seven_slice_family' | 'a30_family'; productNames: readonly string[]; pci: string; maxGpuInstances: number; minDriver: string; profiles: readonly { name: string; rule: string; memorySlices: number; maxInstances: number }[]; configs: Record<string, Record<string, number>>; copyOf?: string }[] = [
+  {
+    key: 'B300-288GB', family: 'seven_slice_family', productNames: [], pci: '0x318210DE (B300)', maxGpuInstances: 7, minDriver: 'R580 (>= 580.82.07)',
+    profiles: [
+      { name: '1g.34gb', rule: '1g', memorySlices: 1, maxInstances: 7 },
+      { name: '1g.67gb', rule: '1g_2mem', memorySlices: 2, maxInstances: 4 },
+      { name: '2g.67gb', rule: '2g', memorySlices: 2, maxInstances: 3 },
+      { name: '3g.135gb', rule: '3g', memorySlices: 4, maxInstances: 2 },
+      { name: '4g.135gb', rule: '4g', memorySlices: 4, maxInstances: 1 },
+      { name: '7g.269gb', rule: '7g', memorySlices: 8, maxInstances: 1 },
+    ],
+    configs: {
+      'all-1g.34gb': { '1g.34gb': 7 }, 'all-1g.67gb': { '1g.67gb': 4 }, 'all-2g.67gb': { '2g.67gb': 3 }, 'all-3g.135gb': { '3g.135gb': 2 },
+      'all-4g.135gb': { '4g.135gb': 1 }, 'all-7g.269gb': { '7g.269gb': 1 }, 'all-balanced': { '1g.34gb': 2, '2g.67gb': 1, '3g.135gb': 1 },
+    },
+  },
+  {
+    key: 'RTX-PRO-6000-96GB', family: 'a30_family', productNames: ['NVIDIA RTX PRO 6000 Blackwell Server Edition'], pci: '0x2BB510DE (RTX PRO 6000 Blackwell)', maxGpuInstances: 4, minDriver: 'R575 (>= 575.51.03)',
+    profiles: [
+      { name: '1g.24gb', rule: '1g', memorySlices: 1, maxInstances: 4 },
+      { name: '2g.48gb', rule: '2g', memorySlices: 2, maxInstances: 2 },
+      { name: '4g.96gb', rule: '4g', memorySlices: 4, maxInstances: 1 },
+    ],
+    configs: { 'all-1g.24gb': { '1g.24gb': 4 }, 'all-2g.48gb': { '2g.48gb': 2 }, 'all-4g.96gb': { '4g.96gb': 1 }, 'all-balanced': { '1g.24gb': 2, '2g.48gb': 1 } },
+  },
+  { key: 'H20-96GB', family: 'seven_slice_family', productNames: ['NVIDIA H20'], pci: '0x232910DE (H20)', maxGpuInstances: 7, minDriver: 'R535 (>= 535.161.07)', profiles: [], configs: {}, copyOf: 'GH200-96GB' },
+];
+
+function migOnlyTables(reference: Json, tables: readonly MigGpuTable[]): MigGpuTable[] {
+  const rules = record(record(reference, 'mig-profiles.json').placement_rules, 'mig-profiles.json.placement_rules');
+  return MIG_ONLY_TABLES.map((table) => {
+    const source = `inferred: profiles and configs from mig-parted config-default.yaml (device-filter ${table.pci}); placements by the ${table.family.replace(/_/g, ' ')} rules; -lgipp not observed`;
+    const base = { key: table.key, productNames: [...table.productNames], pciDeviceIds: [table.pci], maxGpuInstances: table.maxGpuInstances, minDriver: table.minDriver, placementsVerified: false, placementsSource: source, notes: [] as string[] };
+    if (table.copyOf !== undefined) {
+      const from = tables.find((candidate) => candidate.key === table.copyOf);
+      if (from === undefined) fail('MIG_ONLY_TABLES', `${table.key} copies ${table.copyOf}, which is not a table`);
+      return { ...from, ...base, placementsSource: `${source}; the profiles of ${from.key} (one device filter with it), without its SM counts`, profiles: from.profiles.map((profile) => ({ ...profile, smCount: null })), migPartedConfigs: from.migPartedConfigs };
+    }
+    const family = record(rules[table.family], `placement_rules.${table.family}`);
+    const totals = table.family === 'a30_family' ? { compute: 4, memory: 4 } : { compute: 7, memory: 8 };
+    return {
+      ...base,
+      computeSlicesTotal: totals.compute,
+      memorySlicesTotal: totals.memory,
+      profiles: table.profiles.map((profile) => {
+        const rule = record(family[profile.rule], `placement_rules.${table.family}.${profile.rule}`);
+        return {
+          name: profile.name,
+          giProfileId: null,
+          computeSlices: Number(/^(\d+)g/.exec(profile.name)![1]),
+          memorySlices: profile.memorySlices,
+          memoryGiB: null,
+          memoryMiB: null,
+          nominalMemoryGB: Number(/\.(\d+)gb/.exec(profile.name)![1]),
+          smCount: null,
+          maxInstances: profile.maxInstances,
+          placementStarts: list(rule.starts, `placement_rules.${table.family}.${profile.rule}.starts`).map((start) => num(start, 'start')),
+          placementSizeSlots: num(rule.size, `placement_rules.${table.family}.${profile.rule}.size`),
+          mediaExtensions: false,
+          sources: ['MIGPARTED_CFG'],
+        };
+      }),
+      migPartedConfigs: table.configs,
+    };
+  });
+}
+
 export function buildMigTables(reference: Json): MigGpuTable[] {
-  return splitMigTables(readMigTables(reference));
+  const tables = splitMigTables(readMigTables(reference));
+  return [...tables, ...migOnlyTables(reference, tables)];
 }
 
 function readMigTables(reference: Json): MigGpuTable[] {

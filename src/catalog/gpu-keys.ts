@@ -54,6 +54,9 @@ export const MODEL_KEY_TO_MIG_TABLE: Readonly<Record<string, string>> = {
   'gh200-144gb': 'GH200-144GB-HBM3e',
   b200: 'B200-180GB',
   gb200: 'GB200-186GB',
+  b300: 'B300-288GB',
+  h20: 'H20-96GB',
+  'rtx-pro-6000-bse': 'RTX-PRO-6000-96GB',
 };
 
 /** The GPU table key for an instance catalog GPU key; `unknown` for a key this table has never seen. */

@@ -75,6 +75,11 @@ describe('validateMigLayout: one invalid layout per MIG table, with its reason',
     ['GH200-144GB-HBM3e', { '3g.72gb': 2, '1g.18gb': 1 }, 'no placement fits: they need 9 memory slots of 8'],
     ['B200-180GB', { '7g.180gb': 1, '1g.23gb': 1 }, '8 compute slices exceed the 7 available'],
     ['GB200-186GB', { '4g.93gb': 2 }, '2 x 4g.93gb exceeds its maximum of 1 per GPU'],
+    // 1g.67gb takes 2 memory slots at 0, 2, 4 or 6: four of them fill all 8, a 1g.34gb has none left.
+    ['B300-288GB', { '1g.67gb': 4, '1g.34gb': 1 }, 'no placement fits: they need 9 memory slots of 8'],
+    ['H20-96GB', { '7g.96gb': 1, '1g.12gb': 1 }, '8 compute slices exceed the 7 available'],
+    // 4 compute slices on RTX PRO 6000: 2 + 2 + 1 = 5.
+    ['RTX-PRO-6000-96GB', { '2g.48gb': 2, '1g.24gb': 1 }, '5 compute slices exceed the 4 available'],
   ];
 
   it('covers every table', () => {
