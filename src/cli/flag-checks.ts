@@ -1,7 +1,8 @@
 /**
  * Flags that would be read quietly in a way the user did not mean, refused before the command
- * runs (exit 2, one line): a second `-f` (the last one would win), and Prometheus window flags
- * given without `--prometheus` (file inputs are audited over the window they hold).
+ * runs (exit 2, one line): a second `-f` (the last one would win), HTML to a terminal without
+ * `--force`, and Prometheus window flags given without `--prometheus` (file inputs are audited
+ * over the window they hold).
  */
 import type { Command } from 'commander';
 import { InputError } from '../support/index.js';
@@ -23,10 +24,14 @@ export function formatFlagCount(argv: readonly string[]): number {
   return count;
 }
 
-export function refuseMisleadingFlags(command: Command, argv: readonly string[]): void {
+export function refuseMisleadingFlags(command: Command, argv: readonly string[], stdoutIsTty: boolean): void {
   const options = command.opts();
   if ('format' in options && formatFlagCount(argv) > 1) {
     throw new InputError('-f/--format given more than once: one run writes one format (the last would win); run once per format, or render the others from saved JSON with `gpu-audit report`');
+  }
+  // A whole HTML document (charts and all) scrolling past is never what a terminal user wanted.
+  if (options.format === 'html' && options.output === undefined && stdoutIsTty && options.force !== true) {
+    throw new InputError('--format html to a terminal: write it with -o report.html (or add --force to print it here)');
   }
   if (!command.options.some((option) => option.attributeName() === 'prometheus') || options.prometheus !== undefined) return;
   const given = PROMETHEUS_ONLY.filter((key) => command.getOptionValueSource(key) === 'cli');

@@ -44,9 +44,10 @@ function tableColumns(value: string): number {
   return parsed;
 }
 
-/** `--redact` and `--width` on the commands that render a report (audit, check, report): src/render/redact.ts, SECURITY.md. */
-export function addRedactOption(command: Command): Command {
+/** What the commands that render a report (audit, check, report) share: `--width`, `--force` and `--redact` (src/render/redact.ts, SECURITY.md). */
+export function addReportRenderOptions(command: Command): Command {
   command.addOption(new Option('--width <columns>', `width of text tables (default: the terminal's, ${TABLE_COLUMNS.default} when not a terminal or with -o)`).argParser(tableColumns));
+  command.addOption(new Option('--force', 'print --format html to a terminal (without it, write it with -o)'));
   return command.addOption(new Option('--redact', 'replace host, pod, namespace, container, process and file names and GPU UUIDs by stable short hashes (key: GPU_AUDIT_REDACT_KEY)'));
 }
 

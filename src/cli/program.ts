@@ -42,7 +42,7 @@ Exit codes: 0 ok, 1 threshold breached (check), 2 usage or input error, 3 upstre
   for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
   // Before any command with -o runs: what a writer killed by SIGKILL left beside the target goes.
   program.hook('preAction', async (root, command) => {
-    refuseMisleadingFlags(command, rawArgsOf(root));
+    refuseMisleadingFlags(command, rawArgsOf(root), io.stdoutIsTty);
     const output: unknown = command.opts().output;
     if (typeof output === 'string' && output !== '-' && command.name() !== 'collect') await sweepStaleTemporaries(output, processStartMs());
   });

@@ -4,7 +4,7 @@
  * A missing figure (null, or a non-finite number) prints as `-`, never as 0 or NaN.
  */
 
-import type { FleetSummary, GpuEntry, PcieLink, ReportWindow } from '../model/index.js';
+import type { Finding, FleetSummary, GpuEntry, PcieLink, ReportWindow } from '../model/index.js';
 import { enUsNumberFormat } from '../support/index.js';
 
 export const MISSING = '-';
@@ -154,4 +154,11 @@ export function meanUtilizationBasis(summary: FleetSummary): string {
 export function meanComputeText(summary: FleetSummary): string {
   if (summary.meanComputePct === null) return MISSING;
   return `${formatPercent(summary.meanComputePct)} on ${summary.computeBasis} basis ${meanUtilizationBasis(summary)}`;
+}
+
+/** `key=value; key=value`, numbers rounded for reading (at most 3 decimals); the JSON report keeps them whole. */
+export function describeEvidence(evidence: Finding['evidence']): string {
+  const entries = Object.entries(evidence);
+  const shown = (value: Finding['evidence'][string]): string => (value === null ? 'null' : typeof value === 'number' ? formatNumber(value, null) : String(value));
+  return entries.length === 0 ? MISSING : entries.map(([key, value]) => `${key}=${shown(value)}`).join('; ');
 }

@@ -1,7 +1,5 @@
 /** Markdown building blocks every Markdown output shares: a table that escapes every cell, a fenced block, evidence as text. */
-import type { Finding } from '../model/index.js';
 import { escapeMarkdown, toDisplayBlock } from '../support/index.js';
-import { MISSING } from './format.js';
 
 export interface Column<Row> {
   header: string;
@@ -18,12 +16,6 @@ export function markdownTable<Row>(columns: readonly Column<Row>[], rows: readon
     line(columns.map((column) => (column.align === 'right' ? '---:' : '---'))),
     ...rows.map((row) => line(columns.map((column) => escapeMarkdown(column.cell(row))))),
   ].join('\n');
-}
-
-/** `key=value; key=value`, values as the Report holds them. */
-export function describeEvidence(evidence: Finding['evidence']): string {
-  const entries = Object.entries(evidence);
-  return entries.length === 0 ? MISSING : entries.map(([key, value]) => `${key}=${value === null ? 'null' : String(value)}`).join('; ');
 }
 
 /** A fence longer than any backtick run in the text, so the text cannot close it. */

@@ -7,6 +7,7 @@
 import type { Finding, GpuEntry, Recommendation, Report, Severity, WorkloadEntry } from '../model/index.js';
 import { FIGURE_DEFINITIONS } from './definitions.js';
 import {
+  describeEvidence,
   MISSING,
   displayTimeZone,
   formatCount,
@@ -30,7 +31,7 @@ import { escapeMarkdown } from '../support/index.js';
 import { GPU_FIGURES } from './gpu-figures.js';
 import type { Renderer } from './types.js';
 import { WORKLOAD_MARKDOWN_EXTRA_COLUMNS, workloadEstimatesMarkdown } from './workloads-table.js';
-import { describeEvidence, fencedBlock, markdownTable, type Column } from './markdown-blocks.js';
+import { fencedBlock, markdownTable, type Column } from './markdown-blocks.js';
 import { planMarkdownSection } from './plan-markdown.js';
 
 const TOP_FINDINGS_IN_SUMMARY = 3;

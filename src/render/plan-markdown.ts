@@ -5,10 +5,10 @@
  */
 import type { Placement, PlanAlternative, PlanFleet, PlanInstance, PlanStep, Report } from '../model/index.js';
 import { escapeMarkdown } from '../support/index.js';
-import { formatCount, formatQuantity, formatUsd } from './format.js';
+import { describeEvidence, formatCount, formatQuantity, formatUsd } from './format.js';
 import { gpuNames } from './gpu-labels.js';
 import { namedUnits, sharingWords } from './plan-words.js';
-import { describeEvidence, fencedBlock, markdownTable, type Column } from './markdown-blocks.js';
+import { fencedBlock, markdownTable, type Column } from './markdown-blocks.js';
 
 const FLEET_COLUMNS: readonly Column<PlanInstance>[] = [
   { header: 'Instance type', align: 'left', cell: (row) => row.instanceType ?? 'unknown type' },

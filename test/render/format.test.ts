@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  describeEvidence,
   displayTimeZone,
+  MISSING,
   formatDuration,
   formatInstant,
   formatMemory,
@@ -94,5 +96,12 @@ describe('settings', () => {
   it('prints a threshold as given, not rounded to the display precision of figures', () => {
     expect(formatPercent(5, null)).toBe('5%');
     expect(formatPercent(2.5, null)).toBe('2.5%');
+  });
+});
+
+describe('describeEvidence', () => {
+  it('rounds numbers for reading, to at most 3 decimals, and keeps strings, booleans and null', () => {
+    expect(describeEvidence({ idleHours: 26.014166666666668, gpus: 8, basis: 'assumed', dated: false, observedAt: null })).toBe('idleHours=26.014; gpus=8; basis=assumed; dated=false; observedAt=null');
+    expect(describeEvidence({})).toBe(MISSING);
   });
 });

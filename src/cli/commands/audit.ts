@@ -9,7 +9,7 @@ import { renderReportOutput, reportFormats, type ReportFormat } from '../../rend
 import type { CliIo } from '../io.js';
 import { reportClock, tableWidth, useColor } from '../io.js';
 import { flagOverConfig, loadAuditConfig, settingsOf, type ConfigSettings } from '../../config/index.js';
-import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addRedactOption } from '../options.js';
+import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addReportRenderOptions } from '../options.js';
 import { redactKeyFromEnv, redactReport } from '../../render/index.js';
 import { emitOutput } from '../output.js';
 import { demoConfigFile, demoFleetFiles, demoFleetRefs } from '../paths.js';
@@ -84,7 +84,7 @@ export function auditCommand(io: CliIo, setExitCode: (code: number) => void): Co
   addPrometheusOptions(command);
   addKubernetesOptions(command);
   addOutputOptions(command, reportFormats);
-  addRedactOption(command);
+  addReportRenderOptions(command);
   command.addHelpText('after', `
 Examples:
   $ gpu-audit audit --demo

@@ -13,7 +13,7 @@ import type { Report } from '../../model/index.js';
 import { checkFormats, renderCheckOutput, type CheckFormat } from '../../render/index.js';
 import type { CliIo } from '../io.js';
 import { tableWidth, useColor } from '../io.js';
-import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addRedactOption } from '../options.js';
+import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addReportRenderOptions } from '../options.js';
 import { redactKeyFromEnv, redactReport, reportRedactor } from '../../render/index.js';
 import { emitOutput } from '../output.js';
 import { demoConfigFile } from '../paths.js';
@@ -104,7 +104,7 @@ export function checkCommand(io: CliIo, setExitCode: (code: number) => void): Co
   addPrometheusOptions(command);
   addKubernetesOptions(command);
   addOutputOptions(command, checkFormats);
-  addRedactOption(command);
+  addReportRenderOptions(command);
   command.addHelpText('after', `
 Examples:
   $ gpu-audit check --demo --max-waste-pct 10                 # exit 1: the demo fleet wastes ~60%

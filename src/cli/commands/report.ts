@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import { renderReportOutput, reportFormats, type ReportFormat } from '../../render/index.js';
 import type { CliIo } from '../io.js';
 import { tableWidth, useColor } from '../io.js';
-import { addOutputOptions, addRedactOption } from '../options.js';
+import { addOutputOptions, addReportRenderOptions } from '../options.js';
 import { redactKeyFromEnv, redactReport } from '../../render/index.js';
 import { emitOutput } from '../output.js';
 import { refuseOutputOntoReads } from '../output-guard.js';
@@ -27,7 +27,7 @@ export function reportCommand(io: CliIo): Command {
     .description('re-render a saved JSON report (gpu-audit audit --format json) in another format')
     .argument('<report.json>', 'a report written by `gpu-audit audit --format json` (or `check --format json`)');
   addOutputOptions(command, reportFormats);
-  addRedactOption(command);
+  addReportRenderOptions(command);
   command.addHelpText('after', `
 Examples:
   $ gpu-audit audit logs/ --format json -o report.json      # audit once ...

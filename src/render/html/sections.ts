@@ -7,6 +7,7 @@ import type { Finding, GpuEntry, Recommendation, Report, Severity } from '../../
 import { FIGURE_DEFINITIONS, type FigureDefinition } from '../definitions.js';
 import {
   MISSING,
+  describeEvidence,
   displayTimeZone,
   formatCount,
   formatHours,
@@ -41,13 +42,6 @@ export function bySavings(left: Recommendation, right: Recommendation): number {
 /** A CSS class from a severity: only the three known ones, whatever the input says. */
 function severityClass(severity: string): string {
   return Object.hasOwn(SEVERITY_ORDER, severity) ? `severity-${severity}` : 'severity-other';
-}
-
-function describeEvidence(evidence: Finding['evidence']): string {
-  const entries = Object.entries(evidence);
-  // Numbers rounded for reading (at most 3 decimals); the JSON report keeps them whole.
-  const shown = (value: Finding['evidence'][string]): string => (value === null ? 'null' : typeof value === 'number' ? formatNumber(value, null) : String(value));
-  return entries.length === 0 ? MISSING : entries.map(([key, value]) => `${key}=${shown(value)}`).join('; ');
 }
 
 function card(label: string, value: string, detail: string, tone: 'plain' | 'warn' | 'good' = 'plain'): SafeHtml {
