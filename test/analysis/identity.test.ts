@@ -2,9 +2,8 @@
  * A device is host + UUID, with the PCI bus id breaking ties; refs with fewer fields join the
  * device whose known fields do not conflict; two GPUs are never merged (DESIGN.md section 5).
  */
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assignReportIds, resolveBoards, type BoardIdentity } from '../../src/analysis/identity.js';
+import { assignReportIds, resolveBoards } from '../../src/analysis/identity.js';
 import type { DeviceRef } from '../../src/model/observations.js';
 import { analyze, gpu0, gpu1, HOST, MASKED_UUID, samplesAt, type SourceEvents, UUID_0, UUID_1 } from './events.js';
 
@@ -153,68 +152,5 @@ describe('assignReportIds', () => {
       { host: 'a', uuid: null, pciBusId: pci(1), index: null },
       { host: 'a', uuid: null, pciBusId: null, index: 4 },
     ])).toEqual([pci(1), 'gpu4']);
-  });
-});
-
-describe('resolveBoards against every ref tried on every board of its host', () => {
-  /** The plain definition: each ref, most specific first, against each board of its host in board order. */
-  function reference(identities: readonly BoardIdentity[]): { boards: BoardIdentity[]; ambiguous: number } {
-    const masked = (uuid: string): boolean => uuid.startsWith('GPU-00000000');
-    const pcis = new Map<string, Set<string>>();
-    for (const identity of identities) {
-      if (identity.uuid === undefined || masked(identity.uuid)) continue;
-      const key = `${identity.host}/${identity.uuid}`;
-      const set = pcis.get(key) ?? new Set<string>();
-      if (identity.pciBusId !== undefined) set.add(identity.pciBusId);
-      pcis.set(key, set);
-    }
-    const distinctive = (a: BoardIdentity, b: BoardIdentity): boolean => a.uuid !== undefined && a.uuid === b.uuid && (pcis.get(`${a.host}/${a.uuid}`)?.size ?? 2) <= 1;
-    const unique = new Map<string, BoardIdentity>();
-    for (const identity of identities) unique.set(`${identity.host}|${identity.uuid ?? ''}|${identity.pciBusId ?? ''}|${identity.index ?? ''}`, identity);
-    const known = (identity: BoardIdentity): number => [identity.uuid, identity.pciBusId, identity.index].filter((value) => value !== undefined).length;
-    const ordered = [...unique.values()].sort((a, b) => known(b) - known(a));
-    const boards: BoardIdentity[] = [];
-    let ambiguous = 0;
-    for (const identity of ordered) {
-      const fitting = boards.map((board, number) => ({ board, number })).filter(({ board }) => !(
-        board.host !== identity.host
-        || (board.uuid !== undefined && identity.uuid !== undefined && board.uuid !== identity.uuid)
-        || (board.pciBusId !== undefined && identity.pciBusId !== undefined && board.pciBusId !== identity.pciBusId)
-        || (!distinctive(board, identity) && board.index !== undefined && identity.index !== undefined && board.index !== identity.index)));
-      let chosen: number | undefined;
-      if (fitting.length === 0) {
-        boards.push({ ...identity });
-        chosen = boards.length - 1;
-      } else if (fitting.length === 1) {
-        chosen = fitting[0]!.number;
-      } else {
-        const score = (board: BoardIdentity): number => (distinctive(board, identity) ? 1 : 0) + (identity.pciBusId !== undefined && board.pciBusId === identity.pciBusId ? 1 : 0) + (identity.index !== undefined && board.index === identity.index ? 1 : 0);
-        const scored = fitting.map((fit) => ({ ...fit, score: score(fit.board) })).sort((a, b) => b.score - a.score);
-        if (scored[0]!.score > 0 && scored[0]!.score > scored[1]!.score) chosen = scored[0]!.number;
-        else ambiguous += 1;
-      }
-      if (chosen === undefined) continue;
-      const board = boards[chosen]!;
-      board.uuid ??= identity.uuid;
-      board.pciBusId ??= identity.pciBusId;
-      board.index ??= identity.index;
-      for (const field of ['uuid', 'pciBusId', 'index'] as const) if (board[field] === undefined) delete board[field];
-    }
-    return { boards, ambiguous };
-  }
-
-  it('finds the same boards and the same ambiguous refs on random fleets', () => {
-    const identity = fc.record({
-      host: fc.constantFrom('a', 'b'),
-      uuid: fc.option(fc.constantFrom(UUID_0, UUID_1, MASKED_UUID, 'GPU-3f2a9c1e-0000-4000-8000-000000000003'), { nil: undefined }),
-      pciBusId: fc.option(fc.constantFrom(pci(1), pci(2), pci(3)), { nil: undefined }),
-      index: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
-    }, { requiredKeys: ['host'] }).map((raw) => Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined)) as unknown as BoardIdentity);
-    fc.assert(fc.property(fc.array(identity, { maxLength: 14 }), (identities) => {
-      const resolved = resolveBoards(identities);
-      const expected = reference(identities);
-      expect(resolved.boards).toEqual(expected.boards);
-      expect(resolved.ambiguous).toHaveLength(expected.ambiguous);
-    }), { numRuns: 2000 });
   });
 });

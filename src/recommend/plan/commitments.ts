@@ -103,16 +103,16 @@ export function planCommitments(instances: readonly TargetInstance[], options: P
       continue;
     }
     // Each term by the rule; the one that saves more is bought, the other is an alternative.
-    const options_ = prices.map((price) => {
+    const byTerm = prices.map((price) => {
       const reserved = candidates.filter((candidate) => candidate.share >= price.hourlyUsd / candidate.aUsdPerHour - 1e-9);
       const beforeCents = reserved.reduce((sum, candidate) => sum + otherwiseCents(candidate), 0);
       const afterCents = reserved.length * monthlyCents(price.hourlyUsd);
       const onDemandCents = reserved.reduce((sum, candidate) => sum + monthlyCents(candidate.instance.hourlyUsd), 0);
       return { price, reserved, beforeCents, afterCents, onDemandCents };
     });
-    options_.sort((a, b) => (b.beforeCents - b.afterCents) - (a.beforeCents - a.afterCents));
-    const best = options_[0]!;
-    for (const other of options_.slice(1)) {
+    byTerm.sort((a, b) => (b.beforeCents - b.afterCents) - (a.beforeCents - a.afterCents));
+    const best = byTerm[0]!;
+    for (const other of byTerm.slice(1)) {
       alternatives.push({
         workloads,
         option: `${other.price.term} for ${other.reserved.length} x ${type.name} at $${other.price.hourlyUsd.toFixed(2)}/h`,
