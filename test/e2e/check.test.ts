@@ -142,6 +142,15 @@ describe('gpu-audit check --baseline', () => {
     expect(run.stdout).not.toContain('REGRESSED');
   });
 
+  it('checks a saved report as it is, without auditing again: the same verdict as the audit it came from', () => {
+    const fromFile = check([demoReportFile, '--max-waste-pct', '30', '--format', 'json']);
+    const fromAudit = check(['--demo', '--max-waste-pct', '30', '--format', 'json']);
+    expect(fromFile.status).toBe(1);
+    expect(fromAudit.status).toBe(1);
+    const verdict = (stdout: string): unknown => (JSON.parse(stdout) as { check: unknown }).check;
+    expect(verdict(fromFile.stdout)).toEqual(verdict(fromAudit.stdout));
+  });
+
   it('takes a percentage limit with its sign, as --headroom does', () => {
     expect(check(['--demo', '--max-waste-pct', '99%']).status).toBe(0);
     expect(check(['--demo', '--max-waste-pct', '10%']).status).toBe(1);

@@ -3,7 +3,8 @@
  * buildAuditOptions), then the limits: exit 0 when all hold, 1 on a breach (with
  * --baseline: on a regression), 2 on bad usage or input, 3 when an upstream failed.
  */
-import { appendFile } from 'node:fs/promises';
+import { appendFile, open } from 'node:fs/promises';
+import type { InputError } from '../../support/index.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_BASELINE_TOLERANCE, mergeThresholds, readComparedReport, runCheck, thresholdsFromConfig, thresholdsFromFlags, unknownFindingCode, type ThresholdFlags } from '../../check/index.js';
 import { FINDING_LEVELS, NO_THRESHOLDS, THRESHOLD_DEFINITIONS, type FindingLevel, type LimitDomain, type Thresholds } from '../../model/index.js';
@@ -112,6 +113,7 @@ Examples:
   $ gpu-audit check logs/ --finding-level idle-gpu=error --finding-level vram-overprovisioned=off
   $ gpu-audit check logs/ --format junit -o gpu-audit.junit.xml    # CI test report
   $ gpu-audit check logs/ --format sarif -o gpu-audit.sarif        # code scanning
+  $ gpu-audit check report.json --max-waste-pct 30                 # a saved JSON report, checked as it is
   $ gpu-audit audit logs/ --format json -o baseline.json           # later:
   $ gpu-audit check logs/ --baseline baseline.json --baseline-tolerance 2
 
@@ -151,8 +153,11 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
     io.stderr('gpu-audit: no limit set (--max-waste-pct, --min-utilization, ... or --baseline): the check can only pass\n');
   }
 
-  const auditOptions = await buildAuditOptions(sources, options, io, timezoneGiven);
-  const result = await runAuditWithProgress(auditOptions, io, quiet);
+  // A saved report (audit or check --format json) is checked as it is: CI audits once and gates on the file.
+  const saved = await savedReportInput(sources, options);
+  const result = saved !== undefined
+    ? { report: saved, failures: [] as InputError[] }
+    : await runAuditWithProgress(await buildAuditOptions(sources, options, io, timezoneGiven), io, quiet);
   // --redact before the comparison: the verdict, annotations and every format then name only hashes.
   // Redaction is idempotent, so a baseline saved with --redact still matches GPU by GPU.
   const redactor = options.redact === true ? reportRedactor(result.report, { key: redactKeyFromEnv(io.env) }) : undefined;
@@ -171,6 +176,29 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
   for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
   await reportToGitHub(check, io, quiet);
   return check.check.exitCode;
+}
+
+/** Bytes enough to see a report's head: `{"schemaVersion": N, "generatedAt": ..., "tool": {"name": "gpu-audit"`. */
+const REPORT_HEAD_BYTES = 512;
+
+/** The one input, where it is a saved gpu-audit JSON report rather than telemetry. */
+async function savedReportInput(sources: readonly string[], options: CheckCommandOptions): Promise<Report | undefined> {
+  if (sources.length !== 1 || options.demo === true || options.prometheus !== undefined || !sources[0]!.toLowerCase().endsWith('.json')) return undefined;
+  let head: string;
+  try {
+    const file = await open(sources[0]!, 'r');
+    try {
+      const { buffer, bytesRead } = await file.read({ buffer: Buffer.alloc(REPORT_HEAD_BYTES), position: 0 });
+      head = buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await file.close();
+    }
+  } catch {
+    return undefined; // not readable as a file: the audit names the problem
+  }
+  if (!/^\s*\{\s*"schemaVersion"\s*:/u.test(head) || !/"name"\s*:\s*"gpu-audit"/u.test(head)) return undefined;
+  const { readReportStreamed } = await import('../../model/report-reader-streamed.js');
+  return readReportStreamed(sources[0]!);
 }
 
 /** Annotations and the step summary; a summary file that cannot be written is a warning, not a changed verdict. */
