@@ -36,6 +36,14 @@ export class UpstreamError extends Error {
 
   describe(): string {
     const status = this.status === undefined ? '' : ` (HTTP ${this.status})`;
-    return `${this.endpoint}${status}: ${this.message}`;
+    return maskUrlCredentials(`${this.endpoint}${status}: ${this.message}`);
   }
+}
+
+/**
+ * `scheme://user:password@host` with the user and password hidden: an endpoint from the
+ * environment (a proxy, `GPU_AUDIT_AWS_ENDPOINT`, a Prometheus URL) may carry them.
+ */
+export function maskUrlCredentials(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/giu, '$1[redacted]@');
 }

@@ -1,5 +1,5 @@
 export { describeFailure, removeLeftoverTempFiles, sweepStaleTemporaries, writeFileAtomic } from './atomic-write.js';
-export { InputError, UpstreamError } from './errors.js';
+export { InputError, maskUrlCredentials, UpstreamError } from './errors.js';
 export { JsonElementSplitter, JsonSplitError, pieceSyntaxError, positionAfter } from './json-element-splitter.js';
 export type { JsonPosition } from './json-element-splitter.js';
 export { packageRoot } from './package-root.js';

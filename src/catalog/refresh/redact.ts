@@ -3,6 +3,7 @@
  * here never include credentials on purpose; this is the second line of defence for text
  * that comes from elsewhere (a service's own error message, a network error).
  */
+import { maskUrlCredentials } from '../../support/index.js';
 
 const SECRET_PATTERNS: readonly (readonly [RegExp, string])[] = [
   // AWS access key ids (long-term AKIA, temporary ASIA).
@@ -20,7 +21,7 @@ const MAX_MESSAGE_LENGTH = 300;
 
 /** One line, at most 300 characters, with anything that looks like a credential removed. */
 export function safeMessage(text: string): string {
-  let result = text.replace(/\s+/g, ' ').trim();
+  let result = maskUrlCredentials(text.replace(/\s+/g, ' ').trim());
   for (const [pattern, replacement] of SECRET_PATTERNS) result = result.replace(pattern, replacement);
   return result.length > MAX_MESSAGE_LENGTH ? `${result.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : result;
 }
