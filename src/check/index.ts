@@ -59,3 +59,4 @@ export { findingLevel, mergeThresholds, thresholdsFromConfig, thresholdsFromFlag
 export type { ThresholdFlags } from './thresholds.js';
 export { comparedGpu, comparedPart } from './baseline.js';
 export { readComparedReport } from './read-baseline.js';
+export { settingsDrift } from './settings-drift.js';

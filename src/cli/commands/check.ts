@@ -6,7 +6,7 @@
 import { appendFile, open } from 'node:fs/promises';
 import type { InputError } from '../../support/index.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_BASELINE_TOLERANCE, mergeThresholds, readComparedReport, runCheck, thresholdsFromConfig, thresholdsFromFlags, unknownFindingCode, type ThresholdFlags } from '../../check/index.js';
+import { DEFAULT_BASELINE_TOLERANCE, mergeThresholds, readComparedReport, runCheck, settingsDrift, thresholdsFromConfig, thresholdsFromFlags, unknownFindingCode, type ThresholdFlags } from '../../check/index.js';
 import { FINDING_LEVELS, NO_THRESHOLDS, THRESHOLD_DEFINITIONS, type FindingLevel, type LimitDomain, type Thresholds } from '../../model/index.js';
 import { loadAuditConfig } from '../../config/index.js';
 import type { CheckReport } from '../../model/index.js';
@@ -45,24 +45,6 @@ const LIMIT_PARSERS: Readonly<Record<LimitDomain, (value: string) => number>> = 
 };
 
 const VALUE_NAMES = { '%': 'pct', h: 'hours', 'USD/month': 'usd' } as const;
-
-/**
- * Settings under which the baseline and this run count differently: a figure compared across
- * them moves with the setting, not with the fleet. One line each; the comparison still runs.
- */
-export function settingsDrift(baseline: Report, current: Report, ref: string): string[] {
-  const lines: string[] = [];
-  const named: [string, unknown, unknown][] = [
-    ['--idle-threshold', baseline.settings.idleThresholdPct, current.settings.idleThresholdPct],
-    ['--pricing', baseline.settings.pricing, current.settings.pricing],
-    ['--provider', baseline.settings.provider, current.settings.provider],
-    ['--region', baseline.settings.region, current.settings.region],
-  ];
-  for (const [flag, then, now] of named) {
-    if (then !== now) lines.push(`the baseline ${ref} was made with ${flag} ${String(then ?? 'unset')}, this run with ${String(now ?? 'unset')}: figures compared across them move with the setting`);
-  }
-  return lines;
-}
 
 /** `--finding-level idle-gpu=error`, repeatable: collected into one code -> level map. */
 function collectFindingLevel(value: string, previous: Record<string, FindingLevel> | undefined): Record<string, FindingLevel> {

@@ -11,6 +11,7 @@
  */
 import type { PlanAlternative } from '../../model/index.js';
 import { money, round2 } from '../units.js';
+import { inUse } from './demand.js';
 import type { CommitmentDecision, CommitmentTerm, PlanOptions, TargetInstance } from './types.js';
 import { dollars, monthlyCents } from './words.js';
 
@@ -37,7 +38,7 @@ function round4(value: number): number {
 
 /** An instance the plan sized on evidence: every workload on it was measured and placed (not kept for want of data). */
 function committable(instance: TargetInstance): boolean {
-  const active = instance.demands.filter((demand) => demand.disposition.kind !== 'release');
+  const active = inUse(instance.demands);
   return active.length > 0 && active.every((demand) => demand.disposition.kind === 'move');
 }
 
@@ -96,7 +97,7 @@ export function planCommitments(instances: readonly TargetInstance[], options: P
   for (const members of units.values()) {
     const type = members[0]!.type;
     const candidates = members.map(candidateOf).sort((a, b) => b.share - a.share || a.instance.name.localeCompare(b.instance.name));
-    const workloads = [...new Set(members.flatMap((instance) => instance.demands.filter((demand) => demand.disposition.kind !== 'release').map((demand) => demand.unit.id)))];
+    const workloads = [...new Set(members.flatMap((instance) => inUse(instance.demands).map((demand) => demand.unit.id)))];
     const prices = committedPrices(type, options);
     if (prices.length === 0) {
       alternatives.push(breakEven(type, candidates, workloads));

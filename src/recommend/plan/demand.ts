@@ -195,3 +195,8 @@ export function planDemand(unit: DemandUnit, hosts: readonly string[], context: 
     observedNeedGpus: hasSignal(unit) ? (unit.compute.p95Pct! / 100) * (slice === null ? unit.gpuCount : sliceShare(unit.modelKey, slice).compute) : null,
   };
 }
+
+/** The demands that use what they hold: one idle the whole window needs no GPU and decides nothing. */
+export function inUse(demands: readonly PlanDemand[]): PlanDemand[] {
+  return demands.filter((demand) => demand.disposition.kind !== 'release');
+}

@@ -13,7 +13,7 @@ import type { Finding } from '../../model/index.js';
 import { checkpointFindings } from '../purchase.js';
 import { money, round2 } from '../units.js';
 import { SIDECAR_OVERHEAD_STEP_PCT } from './steps.js';
-import type { PlanDemand } from './demand.js';
+import { inUse, type PlanDemand } from './demand.js';
 import { spotBlockers, spotPriceOf } from './spot.js';
 import type { PlanParts, UnseenSaving } from './types.js';
 import { dollars, monthlyCents } from './words.js';
@@ -136,7 +136,7 @@ function spotBlocked(parts: PlanParts): Finding[] {
   return parts.instances.flatMap((instance) => {
     const blockers = spotBlockers(instance);
     if (blockers.length === 0) return [];
-    const ready = instance.demands.filter((demand) => demand.disposition.kind !== 'release' && !blockers.includes(demand));
+    const ready = inUse(instance.demands).filter((demand) => !blockers.includes(demand));
     const alone = spotPriceOf({ ...instance, demands: ready }, parts.options);
     if (alone === undefined) return [];
     const saving = dollars(monthlyCents(instance.hourlyUsd) - monthlyCents(alone.hourlyUsd, alone.runShare));

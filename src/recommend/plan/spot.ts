@@ -10,7 +10,7 @@
 import { HOURS_PER_MONTH } from '../../model/index.js';
 import type { CheckpointFacts } from '../types.js';
 import { DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR, spotExpectedUsdPerHour } from '../purchase.js';
-import type { PlanDemand } from './demand.js';
+import { inUse, type PlanDemand } from './demand.js';
 import type { PlanOptions, TargetInstance } from './types.js';
 
 const SPOT_KINDS: ReadonlySet<string> = new Set(['training', 'batch']);
@@ -26,11 +26,6 @@ export const UNSUITABLE_MONTHLY_INTERRUPTIONS = 0.2;
 
 /** Lost work above this share of the run hours makes a pool in the worst bucket unsuitable. */
 export const SMALL_EXPECTED_LOSS = 0.01;
-
-/** The demands that use the instance: a unit idle the whole window uses nothing. */
-function active(instance: TargetInstance): PlanDemand[] {
-  return instance.demands.filter((demand) => demand.disposition.kind !== 'release');
-}
 
 function checkpointOf(demands: readonly PlanDemand[]): CheckpointFacts | undefined {
   let longest: CheckpointFacts | undefined;
@@ -81,7 +76,7 @@ export function spotRiskOf(checkpoint: CheckpointFacts, options: PlanOptions): S
 }
 
 export function spotPriceOf(instance: TargetInstance, options: PlanOptions): TargetInstance['spot'] {
-  const demands = active(instance);
+  const demands = inUse(instance.demands);
   if (demands.length === 0) return undefined;
   const spot = instance.type.prices.spot;
   const checkpoint = checkpointOf(demands);
@@ -98,7 +93,7 @@ export function spotPriceOf(instance: TargetInstance, options: PlanOptions): Tar
  */
 export function spotBlockers(instance: TargetInstance): PlanDemand[] {
   if (instance.spot !== undefined || instance.type.prices.spot === null) return [];
-  const demands = active(instance);
+  const demands = inUse(instance.demands);
   const ready = demands.filter((demand) => SPOT_KINDS.has(demand.unit.kind) && demand.unit.checkpoint !== null && demand.unit.checkpoint !== 'none');
   if (ready.length === 0) return [];
   return demands.filter((demand) => !ready.includes(demand));

@@ -16,7 +16,7 @@ import { SHARING_REPLICAS } from './sharing.js';
 import { commitmentEvidence } from './commitments.js';
 import { daysBefore, SPOT_PRICE_FRESH_DAYS, spotRiskOf, type SpotRisk } from './spot.js';
 import { money, round2 } from '../units.js';
-import type { PlanDemand } from './demand.js';
+import { inUse, type PlanDemand } from './demand.js';
 import { countedTypes, dollars, monthlyCents } from './words.js';
 import type { PlanParts, TargetInstance } from './types.js';
 import type { HostGroup } from './target.js';
@@ -322,7 +322,7 @@ function commitSteps(parts: PlanParts, moves: readonly PlanStep[]): PlanStep[] {
     const spot = instance.spot!;
     const onDemandCents = monthlyCents(spot.onDemandHourlyUsd);
     const spotCents = monthlyCents(spot.hourlyUsd, spot.runShare);
-    const demands = instance.demands.filter((demand) => demand.disposition.kind !== 'release');
+    const demands = inUse(instance.demands);
     const risk = spotRiskOf(spot.checkpoint, parts.options);
     const reasons = [...weaknessesOf(demands.map((demand) => demand.unit), settingsOf(parts), { vram: false, compute: true }), ...spotWeaknesses(instance, risk, parts.windowEnd)];
     const creator = moves.find((step) => instance.basis === 'planned' && demands.some((demand) => step.workloads.includes(demand.unit.id)));
@@ -361,7 +361,7 @@ function commitSteps(parts: PlanParts, moves: readonly PlanStep[]): PlanStep[] {
 /** A commitment per instance type: whole instances reserved (or a $/h savings plan) at R instead of A. */
 function reserveSteps(parts: PlanParts, moves: readonly PlanStep[]): PlanStep[] {
   return parts.commitments.map((decision) => {
-    const demands = decision.reserved.flatMap((instance) => instance.demands.filter((demand) => demand.disposition.kind !== 'release'));
+    const demands = decision.reserved.flatMap((instance) => inUse(instance.demands));
     const reasons = weaknessesOf(demands.map((demand) => demand.unit), settingsOf(parts), { vram: true, compute: true });
     const creators = moves.filter((step) => demands.some((demand) => step.workloads.includes(demand.unit.id)));
     const count = decision.reserved.length;
