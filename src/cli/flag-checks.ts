@@ -24,13 +24,19 @@ export function formatFlagCount(argv: readonly string[]): number {
   return count;
 }
 
+/** No -o (or `-o -`): the output goes to stdout. */
+function toStdout(output: unknown): boolean {
+  const files = Array.isArray(output) ? (output as unknown[]) : [output];
+  return files.every((file) => file === undefined || file === '-');
+}
+
 export function refuseMisleadingFlags(command: Command, argv: readonly string[], stdoutIsTty: boolean): void {
   const options = command.opts();
   if ('format' in options && formatFlagCount(argv) > 1) {
-    throw new InputError('-f/--format given more than once: one run writes one format (the last would win); run once per format, or render the others from saved JSON with `gpu-audit report`');
+    throw new InputError('-f/--format given more than once (the last would win): for several formats in one run, give -o once per file, each named by its extension (-o report.json -o report.sarif)');
   }
   // A whole HTML document (charts and all) scrolling past is never what a terminal user wanted.
-  if (options.format === 'html' && options.output === undefined && stdoutIsTty && options.force !== true) {
+  if (options.format === 'html' && toStdout(options.output) && stdoutIsTty && options.force !== true) {
     throw new InputError('--format html to a terminal: write it with -o report.html (or add --force to print it here)');
   }
   if (!command.options.some((option) => option.attributeName() === 'prometheus') || options.prometheus !== undefined) return;

@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { TABLE_COLUMNS } from './io.js';
+import { OUTPUT_FORMATS, usualExtensions } from '../render/index.js';
 import { DEFAULT_IDLE_THRESHOLD_PCT, PRICING_MODELS, PROVIDERS } from '../model/index.js';
 import { isValidTimeZone, localTimeZone } from '../sources/index.js';
 import { parseDurationSeconds } from '../sources/index.js';
@@ -28,9 +29,25 @@ function timeZone(value: string): string {
 
 /** `--format` (choices: the formats of the command's renderers), `-o`, `--quiet`, `--no-color`, `--debug`. */
 export function addOutputOptions(command: Command, formats: readonly string[]): Command {
-  return command
+  command
     .addOption(new Option('-f, --format <format>', 'output format').choices(formats).default('table'))
-    .addOption(new Option('-o, --output <file>', 'write the output to FILE (atomically) instead of stdout'))
+    .addOption(new Option('-o, --output <file>', 'write the output to FILE (atomically) instead of stdout'));
+  return addTerminalOptions(command);
+}
+
+/**
+ * The output options of audit, check and report: every format, and `-o` repeatable, each
+ * file in the format of its extension (src/cli/output-targets.ts).
+ */
+export function addReportOutputOptions(command: Command): Command {
+  command
+    .addOption(new Option('-f, --format <format>', 'output format (of stdout, or of a single -o FILE)').choices(OUTPUT_FORMATS).default('table'))
+    .addOption(new Option('-o, --output <file>', `write to FILE (atomically) instead of stdout; repeat to write several formats in one run, each from its extension (${usualExtensions()})`).argParser(collectFiles));
+  return addTerminalOptions(command);
+}
+
+function addTerminalOptions(command: Command): Command {
+  return command
     .addOption(new Option('-q, --quiet', 'print nothing but the output and errors (no progress, no notices)'))
     .addOption(new Option('--no-color', 'no colours (also: the NO_COLOR environment variable)'))
     .addOption(new Option('--debug', 'show stack traces of errors'));

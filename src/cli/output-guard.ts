@@ -65,8 +65,12 @@ async function conflict(output: OutputIdentity, input: ReadPath): Promise<string
   return undefined;
 }
 
-/** Refuses the run (InputError, exit 2) when `output` would overwrite one of the paths it reads. */
-export async function refuseOutputOntoReads(output: string | undefined, reads: readonly ReadPath[]): Promise<void> {
+/** Refuses the run (InputError, exit 2) when any of `outputs` would overwrite one of the paths it reads. */
+export async function refuseOutputOntoReads(outputs: string | readonly (string | undefined)[] | undefined, reads: readonly ReadPath[]): Promise<void> {
+  for (const output of typeof outputs === 'string' || outputs === undefined ? [outputs] : outputs) await refuseOneOutput(output, reads);
+}
+
+async function refuseOneOutput(output: string | undefined, reads: readonly ReadPath[]): Promise<void> {
   if (output === undefined || output === STDIN_REF) return;
   const identity = await identityOf(output);
   if (identity === undefined) return;

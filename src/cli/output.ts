@@ -1,6 +1,26 @@
 import { rmSync } from 'node:fs';
 import { writeFileAtomic } from '../support/index.js';
 import type { CliIo } from './io.js';
+import { tableWidth, useColor } from './io.js';
+import type { OutputFormat, RenderOptions } from '../render/index.js';
+import type { OutputTarget } from './output-targets.js';
+
+/**
+ * Writes each target in turn (stdout or a file, src/cli/output-targets.ts), rendered for it:
+ * colour and the terminal's width only on stdout. One output is made at a time, so several
+ * formats of a large report never sit in memory together.
+ */
+export async function emitTargets(
+  io: CliIo,
+  targets: readonly OutputTarget[],
+  options: { color?: boolean; width?: number },
+  render: (format: OutputFormat, renderOptions: RenderOptions) => string | Iterable<string>,
+): Promise<void> {
+  for (const target of targets) {
+    const where = { ...options, output: target.file };
+    await emitOutput(io, render(target.format, { color: useColor(io, where), width: tableWidth(io, where) }), target.file);
+  }
+}
 
 /**
  * Writes a rendered output to stdout, or atomically to a file (never half-written). A large

@@ -44,7 +44,8 @@ Exit codes: 0 ok, 1 threshold breached (check), 2 usage or input error, 3 upstre
   program.hook('preAction', async (root, command) => {
     refuseMisleadingFlags(command, rawArgsOf(root), io.stdoutIsTty);
     const output: unknown = command.opts().output;
-    if (typeof output === 'string' && output !== '-' && command.name() !== 'collect') await sweepStaleTemporaries(output, processStartMs());
+    const outputs = Array.isArray(output) ? (output as unknown[]) : [output];
+    for (const file of outputs) if (typeof file === 'string' && file !== '-' && command.name() !== 'collect') await sweepStaleTemporaries(file, processStartMs());
   });
   return program;
 }

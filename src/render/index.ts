@@ -15,6 +15,7 @@ import { renderSarif } from './sarif.js';
 import { renderTable } from './table.js';
 import { DEFAULT_RENDER_OPTIONS } from './types.js';
 import type { RenderOptions, Renderer } from './types.js';
+import type { OutputFormat } from './output-formats.js';
 
 export const renderers = {
   table: renderTable,
@@ -44,8 +45,13 @@ const pieceRenderers: Partial<Record<ReportFormat, (report: Report) => Iterable<
   markdown: renderMarkdownPieces,
 };
 
-/** What the CLI writes for `--format`: in pieces where the format has them, else one text. */
-export function renderReportOutput(report: Report, format: ReportFormat, options: RenderOptions): string | Iterable<string> {
+/**
+ * What `audit` and `report` write for a format: the report in pieces where the format has
+ * them, else one text; JUnit and SARIF render `findingsCheck` (the check of the report under
+ * no limits, made by the caller only when asked: rendering computes nothing).
+ */
+export function renderReportOutput(report: Report, format: OutputFormat, options: RenderOptions, findingsCheck: () => CheckReport): string | Iterable<string> {
+  if (format === 'junit' || format === 'sarif') return checkRenderers[format](findingsCheck());
   return pieceRenderers[format]?.(report) ?? renderers[format](report, options);
 }
 
@@ -65,12 +71,16 @@ export const checkRenderers = {
 
 export type CheckFormat = keyof typeof checkRenderers;
 
-/** What `check` writes for `--format`: JSON in pieces (see renderReportOutput), any other format as one text. */
-export function renderCheckOutput(check: CheckReport, format: CheckFormat, options: RenderOptions): string | Iterable<string> {
+/** What `check` writes for a format: the verdict with the report (JSON in pieces), HTML and CSV of the report itself. */
+export function renderCheckOutput(check: CheckReport, format: OutputFormat, options: RenderOptions): string | Iterable<string> {
+  if (format === 'html' || format === 'csv') return renderReportOutput(check.report, format, options, () => check);
   return format === 'json' ? renderCheckJsonPieces(check) : checkRenderers[format](check, options);
 }
 
 export const checkFormats = Object.keys(checkRenderers) as CheckFormat[];
+
+export { OUTPUT_FORMATS, formatOfFile, usualExtensions } from './output-formats.js';
+export type { OutputFormat } from './output-formats.js';
 
 export { DEFAULT_RENDER_OPTIONS };
 export type { RenderOptions, Renderer };

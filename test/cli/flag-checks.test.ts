@@ -23,7 +23,7 @@ describe('refused before the run', () => {
     const run = runBuiltCli(['check', '--demo', '-f', 'sarif', '-f', 'junit']);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe('gpu-audit: -f/--format given more than once: one run writes one format (the last would win); run once per format, or render the others from saved JSON with `gpu-audit report`\n');
+    expect(run.stderr).toBe('gpu-audit: -f/--format given more than once (the last would win): for several formats in one run, give -o once per file, each named by its extension (-o report.json -o report.sarif)\n');
   });
 
   it('refuses Prometheus window flags on file inputs, which are audited over the window they hold', () => {

@@ -291,3 +291,36 @@ describe('gpu-audit check outputs for CI', () => {
     expect(readFileSync(out, 'utf8').startsWith('## gpu-audit check FAILED')).toBe(true);
   });
 });
+
+describe('gpu-audit check: one run, every CI output', () => {
+  const pinned = { SOURCE_DATE_EPOCH: '1796169600' };
+  const limits = ['--demo', '--max-waste-pct', '10'];
+
+  it('writes JSON, SARIF, JUnit and Markdown from one audit, each as its own --format run would', () => {
+    const outputs = { json: file('all.json'), sarif: file('all.sarif'), junit: file('all.junit.xml'), markdown: file('all.md') };
+    const run = check([...limits, ...Object.values(outputs).flatMap((out) => ['-o', out])], pinned);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    for (const [format, out] of Object.entries(outputs)) {
+      expect(readFileSync(out, 'utf8'), format).toBe(check([...limits, '--format', format], pinned).stdout);
+    }
+    expect((JSON.parse(readFileSync(outputs.json, 'utf8')) as CheckReport).check.verdict).toBe('fail');
+    expect(sarifValidator()(JSON.parse(readFileSync(outputs.sarif, 'utf8')))).toBe(true);
+    expect(XMLValidator.validate(readFileSync(outputs.junit, 'utf8'))).toBe(true);
+  });
+
+  it('writes HTML and CSV of the checked report too', () => {
+    const run = check([...limits, '-o', file('all.html'), '-o', file('all.csv')], pinned);
+    expect(run.status).toBe(1);
+    expect(readFileSync(file('all.html'), 'utf8').startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(readFileSync(file('all.csv'), 'utf8')).toBe(runBuiltCli(['audit', '--demo', '--format', 'csv'], { env: pinned }).stdout);
+  });
+
+  it('refuses, before reading anything, an -o whose extension names no format and writes nothing', () => {
+    const run = check([...limits, '-o', file('none.json'), '-o', file('none.xml')]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^gpu-audit: -o .*none\.xml: with several -o the format comes from the extension, and this one names none; use one of \.txt table, /u);
+    expect(() => readFileSync(file('none.json'))).toThrow();
+  });
+});
+

@@ -77,3 +77,26 @@ describe('gpu-audit report', () => {
     expect(run.stdout).toMatch(/--format <format>.*csv/su);
   });
 });
+
+describe('gpu-audit report: JUnit and SARIF of a saved report', () => {
+  it('renders the findings as JUnit and SARIF in one run (no limits: the saved report is rendered, not gated)', () => {
+    const [junit, sarif] = [file('saved.junit.xml'), file('saved.sarif')];
+    const run = runBuiltCli(['report', saved, '-o', junit, '-o', sarif]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('');
+    const junitText = readFileSync(junit, 'utf8');
+    expect(junitText).toContain('<testsuite name="findings"');
+    expect(junitText).toContain('failures="0"');
+    const log = JSON.parse(readFileSync(sarif, 'utf8')) as { runs: { results: { ruleId: string }[] }[] };
+    expect(log.runs[0]!.results.length).toBeGreaterThan(0);
+    expect(log.runs[0]!.results.every((result) => !result.ruleId.startsWith('threshold/'))).toBe(true);
+  });
+
+  it('never writes over the report it renders, whichever -o names it', () => {
+    const run = runBuiltCli(['report', saved, '-o', file('other.md'), '-o', saved]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('-o would overwrite what this run reads (it is the report being rendered)');
+    expect(readFileSync(saved, 'utf8')).toBe(savedText);
+  });
+});
+

@@ -1,17 +1,18 @@
-import { DEFAULT_IDLE_THRESHOLD_PCT } from '../../model/index.js';
 import { hostname } from 'node:os';
 import { Readable } from 'node:stream';
 import { Command } from 'commander';
 import { runAudit, type AuditOptions, type AuditResult, type Provider } from '../../engine/index.js';
-import type { PricingModel } from '../../model/index.js';
 import { InputError } from '../../support/index.js';
-import { renderReportOutput, reportFormats, type ReportFormat } from '../../render/index.js';
+import { renderReportOutput, type OutputFormat } from '../../render/index.js';
+import { runCheck } from '../../check/index.js';
+import { DEFAULT_IDLE_THRESHOLD_PCT, NO_THRESHOLDS, type CheckReport, type PricingModel, type Report } from '../../model/index.js';
 import type { CliIo } from '../io.js';
-import { reportClock, tableWidth, useColor } from '../io.js';
+import { reportClock } from '../io.js';
 import { flagOverConfig, loadAuditConfig, settingsOf, type ConfigSettings } from '../../config/index.js';
-import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addReportRenderOptions } from '../options.js';
+import { addAnalysisOptions, addKubernetesOptions, addPrometheusOptions, addReportOutputOptions, addReportRenderOptions } from '../options.js';
 import { redactKeyFromEnv, redactReport } from '../../render/index.js';
-import { emitOutput } from '../output.js';
+import { emitTargets } from '../output.js';
+import { outputTargets, type OutputTarget } from '../output-targets.js';
 import { demoConfigFile, demoFleetFiles, demoFleetRefs } from '../paths.js';
 import { startProgress } from '../progress.js';
 import { collectAfterLongRead, tuneHeapsForLargeInput } from '../heap.js';
@@ -21,9 +22,10 @@ import { discoverConfigFile } from '../../config/index.js';
 import { refuseOutputOntoReads, type ReadPath } from '../output-guard.js';
 
 export interface AuditCommandOptions {
-  format: ReportFormat;
+  format: OutputFormat;
   width?: number;
-  output?: string;
+  /** -o, repeatable: one file per format (src/cli/output-targets.ts). */
+  output?: string[];
   quiet?: boolean;
   color?: boolean;
   debug?: boolean;
@@ -72,6 +74,11 @@ function typedUnlessDefault(options: Omit<AuditCommandOptions, 'format'>): (opti
   };
 }
 
+/** JUnit and SARIF of an audit (or a saved report): its findings, at their levels, under no limits. */
+export function findingsCheck(report: Report, skippedInputs: readonly string[] = []): CheckReport {
+  return { report, check: runCheck(report, { thresholds: NO_THRESHOLDS, skippedInputs: [...skippedInputs] }) };
+}
+
 /** Exit code of a finished audit: 2 when --keep-going skipped broken inputs (as `make -k` does). */
 export type AuditOutcome = { exitCode: 0 | 2 };
 
@@ -83,7 +90,7 @@ export function auditCommand(io: CliIo, setExitCode: (code: number) => void): Co
   addAnalysisOptions(command);
   addPrometheusOptions(command);
   addKubernetesOptions(command);
-  addOutputOptions(command, reportFormats);
+  addReportOutputOptions(command);
   addReportRenderOptions(command);
   command.addHelpText('after', `
 Examples:
@@ -91,6 +98,7 @@ Examples:
   $ gpu-audit audit node-07.xml                       # nvidia-smi -q -x (one snapshot or a -l log)
   $ gpu-audit audit logs/ --timezone Europe/Berlin    # every file below logs/, local times read in Berlin time
   $ gpu-audit audit 'logs/*.csv.gz' --format json -o report.json
+  $ gpu-audit audit logs/ -o report.json -o report.md -o report.html   # one run, a format per extension
   $ nvidia-smi -q -x | gpu-audit audit - --host gpu-node-3 --format markdown
   $ gpu-audit audit --prometheus http://prometheus:9090 --since 7d --selector '{namespace="ml"}'
   $ gpu-audit audit scrapes/ --k8s cluster.json        # cluster.json: kubectl get pods,nodes -A -o json
@@ -102,7 +110,8 @@ Input formats are detected by content: nvidia-smi -q -x XML (snapshots and -l lo
 
   command.action(async (sources: string[], options: AuditCommandOptions, self: Command) => {
     const timezoneGiven = self.getOptionValueSource('timezone') === 'cli';
-    const outcome = await runAuditCommand(sources, options, io, timezoneGiven, (option) => self.getOptionValueSource(option) === 'cli');
+    const targets = outputTargets(options, self.getOptionValueSource('format') === 'cli');
+    const outcome = await runAuditCommand(sources, options, targets, io, timezoneGiven, (option) => self.getOptionValueSource(option) === 'cli');
     setExitCode(outcome.exitCode);
   });
   return command;
@@ -228,18 +237,19 @@ export async function runAuditWithProgress(auditOptions: AuditOptions, io: CliIo
 export async function runAuditCommand(
   sources: string[],
   options: AuditCommandOptions,
+  targets: readonly OutputTarget[],
   io: CliIo,
   timezoneGiven = true,
   typed?: (option: ConfigurableOption) => boolean,
 ): Promise<AuditOutcome> {
-  await refuseOutputOntoReads(options.output, await auditReads(sources, options));
+  await refuseOutputOntoReads(targets.map((target) => target.file), await auditReads(sources, options));
   const auditOptions = await buildAuditOptions(sources, options, io, timezoneGiven, typed);
   const result = await runAuditWithProgress(auditOptions, io, options.quiet === true);
 
-  const color = useColor(io, options);
   // Redacted here, just before rendering, so every format (and -o) gets the same shareable report.
   const report = options.redact === true ? redactReport(result.report, { key: redactKeyFromEnv(io.env) }) : result.report;
-  await emitOutput(io, renderReportOutput(report, options.format, { color, width: tableWidth(io, options) }), options.output);
+  const skippedInputs = result.failures.map((failure) => failure.describe());
+  await emitTargets(io, targets, options, (format, renderOptions) => renderReportOutput(report, format, renderOptions, () => findingsCheck(report, skippedInputs)));
   // An input skipped is why the run ends in 2: an error, printed under --quiet too.
   for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
   if (options.debug === true && result.transfer !== undefined) {

@@ -11,12 +11,12 @@ import { FINDING_LEVELS, NO_THRESHOLDS, THRESHOLD_DEFINITIONS, type FindingLevel
 import { loadAuditConfig } from '../../config/index.js';
 import type { CheckReport } from '../../model/index.js';
 import type { Report } from '../../model/index.js';
-import { checkFormats, renderCheckOutput, type CheckFormat } from '../../render/index.js';
+import { renderCheckOutput, type OutputFormat } from '../../render/index.js';
 import type { CliIo } from '../io.js';
-import { tableWidth, useColor } from '../io.js';
-import { addAnalysisOptions, addKubernetesOptions, addOutputOptions, addPrometheusOptions, addReportRenderOptions } from '../options.js';
+import { addAnalysisOptions, addKubernetesOptions, addPrometheusOptions, addReportOutputOptions, addReportRenderOptions } from '../options.js';
 import { redactKeyFromEnv, redactReport, reportRedactor } from '../../render/index.js';
-import { emitOutput } from '../output.js';
+import { emitTargets } from '../output.js';
+import { outputTargets, type OutputTarget } from '../output-targets.js';
 import { demoConfigFile } from '../paths.js';
 import { annotationLines, checkAnnotations, isGitHubActions, stepSummaryText } from '../../render/index.js';
 import { refuseOutputOntoReads } from '../output-guard.js';
@@ -24,7 +24,7 @@ import { auditReads, buildAuditOptions, runAuditWithProgress, type AuditCommandO
 
 export type CheckCommandOptions = Omit<AuditCommandOptions, 'format'> &
   ThresholdFlags & {
-    format: CheckFormat;
+    format: OutputFormat;
     baseline?: string;
     baselineTolerance: number;
   };
@@ -86,7 +86,7 @@ export function checkCommand(io: CliIo, setExitCode: (code: number) => void): Co
   addAnalysisOptions(command);
   addPrometheusOptions(command);
   addKubernetesOptions(command);
-  addOutputOptions(command, checkFormats);
+  addReportOutputOptions(command);
   addReportRenderOptions(command);
   command.addHelpText('after', `
 Examples:
@@ -95,6 +95,7 @@ Examples:
   $ gpu-audit check logs/ --finding-level idle-gpu=error --finding-level vram-overprovisioned=off
   $ gpu-audit check logs/ --format junit -o gpu-audit.junit.xml    # CI test report
   $ gpu-audit check logs/ --format sarif -o gpu-audit.sarif        # code scanning
+  $ gpu-audit check logs/ --max-waste-pct 30 -o report.json -o gpu-audit.sarif -o gpu-audit.junit.xml -o summary.md
   $ gpu-audit check report.json --max-waste-pct 30                 # a saved JSON report, checked as it is
   $ gpu-audit audit logs/ --format json -o baseline.json           # later:
   $ gpu-audit check logs/ --baseline baseline.json --baseline-tolerance 2
@@ -108,7 +109,8 @@ verdict is appended to that file as Markdown.`);
 
   command.action(async (sources: string[], options: CheckCommandOptions, self: Command) => {
     const timezoneGiven = self.getOptionValueSource('timezone') === 'cli';
-    setExitCode(await runCheckCommand(sources, options, io, timezoneGiven));
+    const targets = outputTargets(options, self.getOptionValueSource('format') === 'cli');
+    setExitCode(await runCheckCommand(sources, options, targets, io, timezoneGiven));
   });
   return command;
 }
@@ -120,9 +122,9 @@ async function thresholdsInForce(options: CheckCommandOptions): Promise<Threshol
   return mergeThresholds(fromConfig, thresholdsFromFlags(options));
 }
 
-export async function runCheckCommand(sources: string[], options: CheckCommandOptions, io: CliIo, timezoneGiven = true): Promise<number> {
+export async function runCheckCommand(sources: string[], options: CheckCommandOptions, targets: readonly OutputTarget[], io: CliIo, timezoneGiven = true): Promise<number> {
   const reads = await auditReads(sources, options);
-  await refuseOutputOntoReads(options.output, options.baseline === undefined ? reads : [...reads, { path: options.baseline, role: 'the --baseline report' }]);
+  await refuseOutputOntoReads(targets.map((target) => target.file), options.baseline === undefined ? reads : [...reads, { path: options.baseline, role: 'the --baseline report' }]);
   const thresholds = await thresholdsInForce(options);
   // Read the baseline before the audit: a bad file is a usage error, found in a second, not after a long audit.
   let baseline: { report: Report; ref: string; tolerance: number } | undefined;
@@ -152,8 +154,7 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
     check: runCheck(current, { thresholds, baseline, skippedInputs }),
   };
 
-  const text = renderCheckOutput(check, options.format, { color: useColor(io, options), width: tableWidth(io, options) });
-  await emitOutput(io, text, options.output);
+  await emitTargets(io, targets, options, (format, renderOptions) => renderCheckOutput(check, format, renderOptions));
   // An input skipped is why the run ends in 2: an error, printed under --quiet too.
   for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
   await reportToGitHub(check, io, quiet);

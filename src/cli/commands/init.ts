@@ -85,7 +85,7 @@ export async function runInitCommand(
     throw new InputError('init asks questions and needs a terminal: run it in one, or pass --yes to accept every proposal');
   }
   const target = options.output;
-  await refuseOutputOntoReads(target, await auditReads(sources, { ...options, skipConfig: true }));
+  await refuseOutputOntoReads(target, await auditReads(sources, { ...options, output: undefined, skipConfig: true }));
   const prompter = interactive ? await environment.openPrompter() : undefined;
   if (options.force !== true && (await pathExists(target))) {
     if (prompter === undefined) throw new InputError('the file exists: pass --force to replace it, or name another with -o', { file: target });
@@ -96,7 +96,7 @@ export async function runInitCommand(
     }
   }
 
-  const auditOptions = await buildAuditOptions(sources, { ...options, skipConfig: true }, io, timezoneGiven);
+  const auditOptions = await buildAuditOptions(sources, { ...options, output: undefined, skipConfig: true }, io, timezoneGiven);
   const result = await runAuditWithProgress(auditOptions, io, options.quiet === true);
   // The YAML writer loads only here: other commands never need it.
   const init = await import('../init/index.js');

@@ -4,17 +4,18 @@
  * The file is validated first (exit 2 naming the file and the JSON path of the problem).
  */
 import { Command } from 'commander';
-import { renderReportOutput, reportFormats, type ReportFormat } from '../../render/index.js';
+import { OUTPUT_FORMATS, renderReportOutput, type OutputFormat } from '../../render/index.js';
 import type { CliIo } from '../io.js';
-import { tableWidth, useColor } from '../io.js';
-import { addOutputOptions, addReportRenderOptions } from '../options.js';
+import { addReportOutputOptions, addReportRenderOptions } from '../options.js';
 import { redactKeyFromEnv, redactReport } from '../../render/index.js';
-import { emitOutput } from '../output.js';
+import { emitTargets } from '../output.js';
+import { outputTargets, type OutputTarget } from '../output-targets.js';
+import { findingsCheck } from './audit.js';
 import { refuseOutputOntoReads } from '../output-guard.js';
 
 export interface ReportCommandOptions {
-  format: ReportFormat;
-  output?: string;
+  format: OutputFormat;
+  output?: string[];
   quiet?: boolean;
   color?: boolean;
   debug?: boolean;
@@ -26,7 +27,7 @@ export function reportCommand(io: CliIo): Command {
   const command = new Command('report')
     .description('re-render a saved JSON report (gpu-audit audit --format json) in another format')
     .argument('<report.json>', 'a report written by `gpu-audit audit --format json` (or `check --format json`)');
-  addOutputOptions(command, reportFormats);
+  addReportOutputOptions(command);
   addReportRenderOptions(command);
   command.addHelpText('after', `
 Examples:
@@ -34,18 +35,20 @@ Examples:
   $ gpu-audit report report.json                            # ... then render as often as needed
   $ gpu-audit report report.json --format markdown -o report.md
   $ gpu-audit report report.json --format csv -o gpus.csv   # one row per GPU, units in the header
+  $ gpu-audit report report.json -o gpu-audit.sarif -o gpu-audit.junit.xml -o summary.md
 
-Formats: ${reportFormats.join(', ')}.`);
-  command.action(async (file: string, options: ReportCommandOptions) => {
-    await runReportCommand(file, options, io);
+Formats: ${OUTPUT_FORMATS.join(', ')}. JUnit and SARIF carry the report's findings (no
+limits: \`gpu-audit check report.json --max-waste-pct 30\` gates a saved report).`);
+  command.action(async (file: string, options: ReportCommandOptions, self: Command) => {
+    await runReportCommand(file, options, outputTargets(options, self.getOptionValueSource('format') === 'cli'), io);
   });
   return command;
 }
 
-export async function runReportCommand(file: string, options: ReportCommandOptions, io: CliIo): Promise<void> {
-  await refuseOutputOntoReads(options.output, [{ path: file, role: 'the report being rendered' }]);
+export async function runReportCommand(file: string, options: ReportCommandOptions, targets: readonly OutputTarget[], io: CliIo): Promise<void> {
+  await refuseOutputOntoReads(targets.map((target) => target.file), [{ path: file, role: 'the report being rendered' }]);
   const { readReportStreamed } = await import('../../model/report-reader-streamed.js');
   const saved = await readReportStreamed(file);
   const report = options.redact === true ? redactReport(saved, { key: redactKeyFromEnv(io.env) }) : saved;
-  await emitOutput(io, renderReportOutput(report, options.format, { color: useColor(io, options), width: tableWidth(io, options) }), options.output);
+  await emitTargets(io, targets, options, (format, renderOptions) => renderReportOutput(report, format, renderOptions, () => findingsCheck(report)));
 }
