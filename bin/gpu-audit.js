@@ -10,7 +10,7 @@
  * slower, never different.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,12 @@ import vm from 'node:vm';
 const bundle = fileURLToPath(new URL('../dist/bundle/gpu-audit.cjs', import.meta.url));
 const cacheFile = `${bundle}.v8cache`;
 const DIGEST_BYTES = 32;
+
+if (!existsSync(bundle)) {
+  // A clone installed without its dev dependencies (scripts/prepare.mjs said so): nothing to run yet.
+  process.stderr.write('gpu-audit: not built (dist/bundle/gpu-audit.cjs is missing): run npm install and npm run build in the gpu-audit checkout\n');
+  process.exit(4);
+}
 
 // The bundle's import() of what it loads on demand (execa, ora, zod, the cloud SDKs), made here:
 // on Node 20 an import() inside code compiled by vm.Script fails (scripts/bundle.ts).

@@ -18,6 +18,7 @@ import type * as Ec2Sdk from '@aws-sdk/client-ec2';
 import type * as PricingSdk from '@aws-sdk/client-pricing';
 import type { SavingsPlanOfferingRate, SavingsplansClient } from '@aws-sdk/client-savingsplans';
 import type * as SavingsPlansSdk from '@aws-sdk/client-savingsplans';
+import { loadOptionalSdk } from './refresh/optional-sdk.js';
 import type { InstanceType } from '../model/index.js';
 import { awsErrorFacts, credentialRejectedMessage } from './refresh/aws-errors.js';
 import { hasGpus, instanceFromAws } from './refresh/aws-instance-types.js';
@@ -255,7 +256,11 @@ export async function refreshAws(options: AwsRefreshOptions): Promise<ProviderRe
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
 
   // Loaded here so that other commands never pay for the SDKs.
-  const [ec2, pricing, savingsPlans] = await Promise.all([import('@aws-sdk/client-ec2'), import('@aws-sdk/client-pricing'), import('@aws-sdk/client-savingsplans')]);
+  const [ec2, pricing, savingsPlans] = await loadOptionalSdk(
+    () => Promise.all([import('@aws-sdk/client-ec2'), import('@aws-sdk/client-pricing'), import('@aws-sdk/client-savingsplans')]),
+    ['@aws-sdk/client-ec2', '@aws-sdk/client-pricing', '@aws-sdk/client-savingsplans'],
+    'catalog refresh --aws',
+  );
   const clientConfig = (region: string): EC2ClientConfig => ({
     region,
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,

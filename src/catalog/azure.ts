@@ -13,6 +13,7 @@
  */
 import type { ComputeManagementClient, ResourceSku } from '@azure/arm-compute';
 import type { TokenCredential } from '@azure/identity';
+import { loadOptionalSdk } from './refresh/optional-sdk.js';
 import type { InstanceType } from '../model/index.js';
 import { UpstreamError } from '../support/index.js';
 import { azureCredentialRejectedMessage, azureErrorFacts } from './refresh/azure-errors.js';
@@ -26,6 +27,9 @@ import { combineOutcomes, failureOutcome, regionSummary, type RegionOutcome } fr
 import { mapLimit } from './refresh/paging.js';
 import { safeMessage } from './refresh/redact.js';
 import type { ProviderRefresh } from './refresh/types.js';
+
+/** The optional dependencies a refresh of Azure loads (src/catalog/refresh/optional-sdk.ts). */
+const AZURE_SDK = ['@azure/identity', '@azure/arm-compute'] as const;
 
 export interface AzureRefreshOptions {
   subscriptionId: string;
@@ -124,14 +128,14 @@ export async function refreshAzure(options: AzureRefreshOptions): Promise<Provid
   let credential = options.credential;
   if (credential === undefined) {
     // Loaded here so that other commands never pay for the SDKs.
-    const identity = await import('@azure/identity');
+    const identity = await loadOptionalSdk(() => import('@azure/identity'), AZURE_SDK, 'catalog refresh --azure');
     try {
       credential = new identity.DefaultAzureCredential();
     } catch (error) {
       throw new UpstreamError(`Azure credentials from ${credentialSource} could not be set up (${safeMessage(error instanceof Error ? error.message : String(error))})`, { endpoint: armEndpoint });
     }
   }
-  const { ComputeManagementClient } = await import('@azure/arm-compute');
+  const { ComputeManagementClient } = await loadOptionalSdk(() => import('@azure/arm-compute'), AZURE_SDK, 'catalog refresh --azure');
   const client = new ComputeManagementClient(credential, options.subscriptionId, {
     endpoint: armEndpoint,
     retryOptions: { maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES, ...(options.retryDelayMs === undefined ? {} : { retryDelayInMs: options.retryDelayMs, maxRetryDelayInMs: options.retryDelayMs * 8 }) },

@@ -109,3 +109,12 @@ export function reportClock(env: NodeJS.ProcessEnv): (() => Date) | undefined {
   const pinned = new Date(Number(value) * 1000);
   return () => pinned;
 }
+
+/** Help text is wrapped at this width off a terminal, so `--help` (and docs/cli.md, made from it) reads the same everywhere. */
+const HELP_COLUMNS = 80;
+
+/** Where commander prints help and usage errors, and how wide: the terminal's width on one, else 80. */
+export function commanderOutput(io: CliIo): { writeOut: (text: string) => void; writeErr: (text: string) => void; getOutHelpWidth: () => number; getErrHelpWidth: () => number } {
+  const width = (): number => (io.stdoutIsTty && io.stdoutColumns !== undefined ? io.stdoutColumns : HELP_COLUMNS);
+  return { writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text), getOutHelpWidth: width, getErrHelpWidth: width };
+}

@@ -12,14 +12,14 @@ import { collectCommand } from './commands/collect.js';
 import { initCommand } from './commands/init.js';
 import { sweepStaleTemporaries } from '../support/index.js';
 import { ExitCode } from './exit-codes.js';
-import type { CliIo } from './io.js';
+import { commanderOutput, type CliIo } from './io.js';
 
 export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('gpu-audit')
     .description('GPU utilization auditor and right-sizing advisor')
     .version(toolInfo().version, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
+    .configureOutput(commanderOutput(io))
     .exitOverride();
   program.addHelpText('after', `
 Examples:
@@ -39,7 +39,7 @@ Exit codes: 0 ok, 1 threshold breached (check), 2 usage or input error, 3 upstre
   program.addCommand(sizeCommand(io));
   program.addCommand(collectCommand(io));
   program.addCommand(initCommand(io, setExitCode));
-  for (const command of program.commands) command.exitOverride().configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
+  for (const command of program.commands) command.exitOverride().configureOutput(commanderOutput(io));
   // Before any command with -o runs: what a writer killed by SIGKILL left beside the target goes.
   program.hook('preAction', async (root, command) => {
     refuseMisleadingFlags(command, rawArgsOf(root), io.stdoutIsTty);

@@ -5,12 +5,13 @@
  *   commands from both streams of a step (actions/runner, ScriptHandler.cs, wires its
  *   command manager to stdout and stderr), and stdout then carries nothing but the chosen
  *   output, so `--format json | jq` and `--format sarif > out.sarif` stay clean;
- * - the verdict as Markdown appended to the file named by GITHUB_STEP_SUMMARY (appended:
+ * - the verdict and the fleet's money as Markdown appended to the file named by GITHUB_STEP_SUMMARY (appended:
  *   several steps, or several checks in one step, share that file).
  */
 import type { CheckReport } from '../model/index.js';
 import { formatLimit, formatWithUnit, renderCheckVerdictMarkdown } from './check-verdict.js';
 import { gpuNames } from './gpu-labels.js';
+import { fleetFiguresMarkdown } from './pr-comment.js';
 import { toDisplayText } from '../support/index.js';
 
 export type AnnotationKind = 'error' | 'warning' | 'notice';
@@ -85,7 +86,7 @@ export function annotationLines(annotations: readonly Annotation[], options: { e
   return lines;
 }
 
-/** What `check` appends to GITHUB_STEP_SUMMARY: the verdict as Markdown. */
+/** What `check` appends to GITHUB_STEP_SUMMARY: the verdict and the fleet's money as Markdown. */
 export function stepSummaryText(check: CheckReport): string {
-  return `${renderCheckVerdictMarkdown(check)}\n`;
+  return `${renderCheckVerdictMarkdown(check)}\n${fleetFiguresMarkdown(check.report)}\n\n`;
 }

@@ -12,6 +12,7 @@ import { renderJson, renderJsonPieces } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown, renderMarkdownPieces } from './markdown.js';
 import { renderSarif } from './sarif.js';
+import { renderPrComment } from './pr-comment.js';
 import { renderTable } from './table.js';
 import { DEFAULT_RENDER_OPTIONS } from './types.js';
 import type { RenderOptions, Renderer } from './types.js';
@@ -47,11 +48,11 @@ const pieceRenderers: Partial<Record<ReportFormat, (report: Report) => Iterable<
 
 /**
  * What `audit` and `report` write for a format: the report in pieces where the format has
- * them, else one text; JUnit and SARIF render `findingsCheck` (the check of the report under
+ * them, else one text; JUnit, SARIF and the PR comment render `findingsCheck` (the check of the report under
  * no limits, made by the caller only when asked: rendering computes nothing).
  */
 export function renderReportOutput(report: Report, format: OutputFormat, options: RenderOptions, findingsCheck: () => CheckReport): string | Iterable<string> {
-  if (format === 'junit' || format === 'sarif') return checkRenderers[format](findingsCheck());
+  if (format === 'junit' || format === 'sarif' || format === 'github-comment') return checkRenderers[format](findingsCheck());
   return pieceRenderers[format]?.(report) ?? renderers[format](report, options);
 }
 
@@ -67,6 +68,7 @@ export const checkRenderers = {
   markdown: renderCheckMarkdown,
   junit: renderJunit,
   sarif: renderSarif,
+  'github-comment': renderPrComment,
 } as const satisfies Record<string, CheckRenderer>;
 
 export type CheckFormat = keyof typeof checkRenderers;

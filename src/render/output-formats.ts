@@ -3,7 +3,7 @@
  * extensions each is known by, so that one run can write several: `-o report.json -o
  * gpu-audit.sarif -o summary.md`. A bare `.xml` names no format (JUnit and other XML look alike).
  */
-export const OUTPUT_FORMATS = ['table', 'json', 'markdown', 'html', 'csv', 'junit', 'sarif'] as const;
+export const OUTPUT_FORMATS = ['table', 'json', 'markdown', 'html', 'csv', 'junit', 'sarif', 'github-comment'] as const;
 
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
@@ -16,9 +16,10 @@ export const OUTPUT_EXTENSIONS: Readonly<Record<OutputFormat, readonly string[]>
   csv: ['.csv'],
   junit: ['.junit.xml'],
   sarif: ['.sarif', '.sarif.json'],
+  'github-comment': ['.comment.md'],
 };
 
-/** Longest suffix first: `x.sarif.json` is SARIF, not JSON. */
+/** Longest suffix first: `x.sarif.json` is SARIF, not JSON; `pr.comment.md` a comment, not the Markdown report. */
 const BY_SUFFIX = OUTPUT_FORMATS.flatMap((format) => OUTPUT_EXTENSIONS[format].map((suffix) => [suffix, format] as const)).sort(
   ([a], [b]) => b.length - a.length,
 );

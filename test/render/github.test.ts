@@ -67,6 +67,9 @@ describe('the step summary', () => {
     const failed = stepSummaryText(failing);
     expect(failed).toContain('## gpu-audit check FAILED: 1 limit(s) breached, 0 error-level finding(s)');
     expect(failed).toContain('| FAIL | max-waste-pct | fleet | 41.7 % | ≤ 10 % |');
+    // The money after the verdict: 25.586 $/h x 730 h = $18,678; idle 30 of 72 GPU-hours costing $4,007.
+    expect(failed).toContain('| GPU cost | \\$18,678/month for the GPUs seen |');
+    expect(failed).toContain('| waste | 41.7% of GPU-hours idle (30.0 h of 72.0 h), \\$4,007/month |');
     expect(failed.endsWith('\n')).toBe(true);
     expect(stepSummaryText(passing)).toContain('## gpu-audit check PASSED: 0 limit(s) breached, 0 error-level finding(s)');
   });

@@ -23,7 +23,7 @@ import {
 import type { InstanceCatalog, PricingModel } from '../../model/index.js';
 import { InputError } from '../../support/index.js';
 import { CATALOG_FORMATS, renderCatalogList, renderCatalogShow, type CatalogFormat } from '../../render/index.js';
-import { useColor, type CliIo } from '../io.js';
+import { commanderOutput, useColor, type CliIo } from '../io.js';
 import { PRICING_MODELS, addOutputOptions } from '../options.js';
 import { emitOutput } from '../output.js';
 
@@ -177,12 +177,11 @@ Examples:
     await runCatalogShow(typeName, options, io, resolved);
   });
 
-  for (const sub of [list, show]) {
+  const subs = resolved.refreshCommand === undefined ? [list, show] : [list, show, resolved.refreshCommand()];
+  for (const sub of subs) {
     // Usage errors end through the program's single handler (exit 2), as for top-level commands.
-    sub.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) });
+    sub.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput(commanderOutput(io));
     catalog.addCommand(sub);
   }
-  // Hook for the lead: attach `catalog refresh` here.
-  if (resolved.refreshCommand !== undefined) catalog.addCommand(resolved.refreshCommand());
   return catalog;
 }
