@@ -28,7 +28,7 @@ describe('outputTargets', () => {
   });
 
   it.each([
-    ['an extension that names no format', ['r.json', 'r.xml'], '-o r.xml: with several -o the format comes from the extension, and this one names none; use one of .txt table, .json json, .md markdown, .html html, .csv csv, .junit.xml junit, .sarif sarif'],
+    ['an extension that names no format', ['r.json', 'r.xml'], '-o r.xml: with several -o the format comes from the extension, and this one names none; use one of .txt table, .json json, .md markdown, .html html, .csv csv, .junit.xml junit, .sarif sarif, .comment.md github-comment'],
     ['the same file twice', ['r.json', './r.json'], '-o ./r.json given twice: each output needs its own file'],
     ['stdout among files', ['r.json', '-'], '-o - (stdout) with several -o: write each output to a file'],
   ])('refuses %s', (_case, output, message) => {
