@@ -4,7 +4,7 @@
  * defines every figure. Every string from the Report is escaped (escapeMarkdown):
  * input can neither break a table nor inject HTML.
  */
-import type { Finding, GpuEntry, Recommendation, Report, Severity, WorkloadEntry } from '../model/index.js';
+import type { Finding, GpuEntry, Recommendation, Report, Severity } from '../model/index.js';
 import { FIGURE_DEFINITIONS } from './definitions.js';
 import {
   describeEvidence,
@@ -19,7 +19,6 @@ import {
   formatQuantity,
   formatUsd,
   formatWindow,
-  fractionAsPercent,
   hasPcieFigures,
   meanComputeText,
   meanUtilizationBasis,
@@ -30,7 +29,7 @@ import type { GpuNames, GpuRow } from './gpu-labels.js';
 import { escapeMarkdown } from '../support/index.js';
 import { GPU_FIGURES } from './gpu-figures.js';
 import type { Renderer } from './types.js';
-import { WORKLOAD_MARKDOWN_EXTRA_COLUMNS, workloadEstimatesMarkdown } from './workloads-table.js';
+import { workloadsMarkdown } from './workloads-markdown.js';
 import { fencedBlock, markdownTable, type Column } from './markdown-blocks.js';
 import { planMarkdownSection } from './plan-markdown.js';
 
@@ -122,13 +121,27 @@ function instanceType(gpu: GpuEntry): string {
   return gpu.instanceTypeBasis === null ? gpu.instanceType : `${gpu.instanceType} (${gpu.instanceTypeBasis})`;
 }
 
+/** The figures of the GPU table; the rest (time, instance type, id) go in a second table, so neither passes ten columns. */
+const GPU_TABLE_FIGURES = new Set(['VRAM total (GiB)', 'Peak used (GiB)', 'Headroom (%)', 'Util mean (%)', 'Util p95 (%)', 'Idle (%)', 'Cost ($/h)']);
+
+function figureColumns(keep: (header: string) => boolean): Column<GpuRow>[] {
+  return GPU_FIGURES.filter((figure) => keep(figure.documentHeader)).map((figure) => ({ header: figure.documentHeader, align: 'right', cell: ({ gpu }) => figure.cell(gpu) }));
+}
+
 function gpuColumns(names: GpuNames): Column<GpuRow>[] {
   return [
     { header: 'Host', align: 'left', cell: ({ gpu }) => gpu.host },
     { header: 'GPU', align: 'left', cell: (row) => gpuLabel(row, names) },
     { header: 'Model', align: 'left', cell: ({ gpu }) => (gpu.migProfile === null ? (gpu.model ?? MISSING) : `MIG ${gpu.migProfile}`) },
+    ...figureColumns((header) => GPU_TABLE_FIGURES.has(header)),
+  ];
+}
+
+function gpuTimeColumns(names: GpuNames): Column<GpuRow>[] {
+  return [
+    { header: 'GPU', align: 'left', cell: ({ gpu }) => names.full(gpu) },
     { header: 'Instance type', align: 'left', cell: ({ gpu }) => instanceType(gpu) },
-    ...GPU_FIGURES.map((figure): Column<GpuRow> => ({ header: figure.documentHeader, align: 'right', cell: ({ gpu }) => figure.cell(gpu) })),
+    ...figureColumns((header) => !GPU_TABLE_FIGURES.has(header)),
     { header: 'ID', align: 'left', cell: ({ gpu }) => gpu.id },
   ];
 }
@@ -170,6 +183,10 @@ function gpus(report: Report, names: GpuNames): string {
     '## GPUs',
     '',
     markdownTable(gpuColumns(names), rows),
+    '',
+    '### Time, instance and id',
+    '',
+    markdownTable(gpuTimeColumns(names), rows),
     ...(hasProfiling ? ['', '### Compute activity (DCGM profiling)', '', markdownTable(computeColumns(names), rows)] : []),
     ...(hasPcieFigures(report.gpus) ? ['', '### PCIe traffic', '', markdownTable(pcieColumns(names), boards)] : []),
   ].join('\n');
@@ -196,32 +213,6 @@ function processes(report: Report, names: GpuNames): string {
     { header: 'Samples', align: 'right', cell: ({ process }) => formatCount(process.samples) },
   ];
   return ['## Processes', '', 'Sorted by peak memory on each device.', '', markdownTable(columns, rows)].join('\n');
-}
-
-function workloads(report: Report, names: GpuNames): string {
-  if (report.workloads.length === 0) return '';
-  const columns: Column<WorkloadEntry>[] = [
-    { header: 'Workload', align: 'left', cell: (workload) => workload.name },
-    { header: 'Kind', align: 'left', cell: (workload) => workload.kind },
-    { header: 'GPUs', align: 'left', cell: (workload) => workload.gpus.map(names.target).join(', ') || MISSING },
-    { header: 'VRAM peak (MiB)', align: 'right', cell: ({ vram }) => formatNumber(vram.peakMiB, 0) },
-    { header: 'VRAM p95 (MiB)', align: 'right', cell: ({ vram }) => formatNumber(vram.p95MiB, 0) },
-    { header: 'VRAM required (MiB)', align: 'right', cell: ({ vram }) => formatNumber(vram.requiredMiB, 0) },
-    { header: 'VRAM basis', align: 'left', cell: ({ vram }) => vram.basis },
-    { header: 'Compute basis', align: 'left', cell: ({ compute }) => compute.basis },
-    { header: 'Compute mean (%)', align: 'right', cell: ({ compute }) => formatNumber(compute.mean, 1) },
-    { header: 'Compute p95 (%)', align: 'right', cell: ({ compute }) => formatNumber(compute.p95, 1) },
-    { header: 'Busy (%)', align: 'right', cell: ({ compute }) => formatNumber(fractionAsPercent(compute.busyFraction), 1) },
-    { header: 'CPU pipeline', align: 'left', cell: ({ cpuPipeline }) => [cpuPipeline.verdict, ...cpuPipeline.evidence].join('; ') },
-    { header: 'Sidecar CPU (cores)', align: 'right', cell: ({ sidecars }) => formatNumber(sidecars.cpuCores, 2) },
-    { header: 'Sidecar memory (MiB)', align: 'right', cell: ({ sidecars }) => formatNumber(sidecars.memoryMiB, 0) },
-    { header: 'Sidecar overhead (%)', align: 'right', cell: ({ sidecars }) => formatNumber(sidecars.overheadPct, 1) },
-    { header: 'Cost ($/h)', align: 'right', cell: ({ cost }) => formatNumber(cost.hourlyUsd, 2) },
-    { header: 'Waste ($/h)', align: 'right', cell: ({ cost }) => formatNumber(cost.wasteHourlyUsd, 2) },
-    ...WORKLOAD_MARKDOWN_EXTRA_COLUMNS,
-  ];
-  const estimates = workloadEstimatesMarkdown(report);
-  return ['## Workloads', '', markdownTable(columns, report.workloads), ...(estimates === '' ? [] : ['', estimates])].join('\n');
 }
 
 function findings(report: Report, names: GpuNames): string {
@@ -295,7 +286,7 @@ export function* renderMarkdownPieces(report: Report): Generator<string, void, u
     () => windowAndSources(report),
     () => gpus(report, names),
     () => processes(report, names),
-    () => workloads(report, names),
+    () => workloadsMarkdown(report, names),
     () => findings(report, names),
     () => recommendations(report, names),
     () => methodology(report),

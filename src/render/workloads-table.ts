@@ -1,15 +1,15 @@
 /**
- * The per-workload section of the terminal and Markdown reports: one row per workload with
+ * The per-workload table of the terminal report: one row per workload with
  * its VRAM (peak, required and the basis of the requirement), compute (basis, mean, busy
  * share), CPU pipeline verdict, sidecar share, and monthly cost and waste. Only formatting
  * here: every figure is in the Report's `workloads[]`.
  *
  * The terminal has 100 columns for 13 figures, so it prints the bases as short codes and
- * explains them in a legend line; Markdown has room for the words.
+ * explains them in a legend line (Markdown: src/render/workloads-markdown.ts).
  */
 import type { Report, WorkloadEntry } from '../model/index.js';
 import { MISSING, formatNumber, formatUsd, fractionAsPercent, mibAsGib } from './format.js';
-import { escapeMarkdown, toDisplayText } from '../support/index.js';
+import { toDisplayText } from '../support/index.js';
 import { cellWidth, fitColumnWidths, truncateEnd, wrapWords } from './terminal-layout.js';
 import { renderTerminalTable, type TerminalColumn } from './terminal-table.js';
 
@@ -105,30 +105,4 @@ export function workloadsTerminalSection(report: Report, width: number, paint: {
   const omitted = left.length === 0 ? '' : ` Not shown at this width: ${left.join(', ')} (see --format markdown).`;
   const legend = wrapWords(`${LEGEND}${omitted}`, width).map((line) => paint.dim(line)).join('\n');
   return `${paint.heading(`Workloads (${report.workloads.length})`)}\n${renderTerminalTable(columns, fitted)}\n${legend}`;
-}
-
-/** Markdown columns beyond the existing workload table's: who owns it, sharing, preallocation and money per month. */
-export const WORKLOAD_MARKDOWN_EXTRA_COLUMNS: readonly { header: string; align: 'left' | 'right'; cell: (workload: WorkloadEntry) => string }[] = [
-  { header: 'Tenant', align: 'left', cell: (w) => w.tenant ?? MISSING },
-  { header: 'Shared GPUs', align: 'right', cell: (w) => formatNumber(w.sharedGpus?.length, 0) },
-  { header: 'GPU-hours', align: 'right', cell: (w) => formatNumber(w.gpuHours, 1) },
-  { header: 'Preallocating server', align: 'left', cell: (w) => (w.vram.preallocating === true ? (w.vram.preallocatingServer ?? 'yes') : w.vram.preallocating === false ? 'no' : MISSING) },
-  { header: 'Cost ($/month)', align: 'right', cell: (w) => usd(w.cost.monthlyUsd) },
-  { header: 'Waste ($/month)', align: 'right', cell: (w) => usd(w.cost.monthlyWasteUsd) },
-  { header: 'Idle waste ($/month)', align: 'right', cell: (w) => usd(w.cost.wasteBreakdown?.idleMonthlyUsd) },
-  { header: 'VRAM waste ($/month)', align: 'right', cell: (w) => usd(w.cost.wasteBreakdown?.vramOverprovisionMonthlyUsd) },
-];
-
-/** The VRAM estimates, term by term, as Markdown bullet lists; '' when no workload has one. */
-export function workloadEstimatesMarkdown(report: Report): string {
-  const withEstimate = report.workloads.filter((workload) => workload.vram.estimate !== null && workload.vram.estimate !== undefined);
-  if (withEstimate.length === 0) return '';
-  const blocks = withEstimate.map((workload) => {
-    const estimate = workload.vram.estimate!;
-    const lines = estimate.terms.map((term) => `  - ${escapeMarkdown(term.term)}: ${escapeMarkdown(term.formula)}`);
-    const missing = estimate.missing.length === 0 ? [] : [`  - not estimated: KV cache (needs ${escapeMarkdown(estimate.missing.join(', '))}); the total is a lower bound`];
-    const headroom = workload.vram.headroomPct === undefined ? '' : `, required with ${formatNumber(workload.vram.headroomPct, null)}% headroom: ${formatNumber(workload.vram.requiredMiB, 0)} MiB (${escapeMarkdown(workload.vram.basis)})`;
-    return [`- ${escapeMarkdown(workload.name)}: ${formatNumber(estimate.totalMiB, 0)} MiB per GPU${headroom}`, ...lines, ...missing].join('\n');
-  });
-  return ['**VRAM estimates** (weights + KV cache + runtime overhead per GPU, from the model facts in gpu-audit.yaml):', '', ...blocks].join('\n');
 }

@@ -27,7 +27,9 @@ export interface GoldenCase {
 export const GOLDEN_EPOCH = '1796083200';
 
 const REPORT_FORMATS = [['table', 'txt'], ['json', 'json'], ['markdown', 'md'], ['html', 'html'], ['csv', 'csv']] as const;
-const CHECK_FORMATS = [['table', 'txt'], ['json', 'json'], ['markdown', 'md'], ['junit', 'junit.xml'], ['sarif', 'sarif']] as const;
+const CHECK_FORMATS = [['table', 'txt'], ['json', 'json'], ['markdown', 'md'], ['junit', 'junit.xml'], ['sarif', 'sarif'], ['github-comment', 'comment.md']] as const;
+/** What an audit writes beyond the report's own formats: its findings for CI, under no limits. */
+const AUDIT_CI_FORMATS = [['junit', 'junit.xml'], ['sarif', 'sarif'], ['github-comment', 'comment.md']] as const;
 
 function auditEveryFormat(sources: string[]): GoldenOutput[] {
   return REPORT_FORMATS.map(([format, extension]) => ({ file: `audit.${extension}`, args: ['audit', ...sources, '--timezone', 'UTC', '--format', format], status: 0 }));
@@ -39,7 +41,7 @@ export const GOLDEN_CASES: readonly GoldenCase[] = [
   {
     name: 'demo',
     outputs: [
-      ...REPORT_FORMATS.map(([format, extension]) => ({ file: `audit.${extension}`, args: ['audit', '--demo', '--format', format], status: 0 })),
+      ...[...REPORT_FORMATS, ...AUDIT_CI_FORMATS].map(([format, extension]) => ({ file: `audit.${extension}`, args: ['audit', '--demo', '--format', format], status: 0 })),
       ...CHECK_FORMATS.map(([format, extension]) => ({ file: `check.${extension}`, args: ['check', '--demo', '--max-waste-pct', '10', '--format', format], status: 1 })),
     ],
   },

@@ -63,10 +63,13 @@ describe('renderMarkdown: structure', () => {
       '## Summary',
       '## Window and sources',
       '## GPUs',
+      '### Time, instance and id',
       '### Compute activity (DCGM profiling)',
       '### PCIe traffic',
       '## Processes',
       '## Workloads',
+      '### Workload chat-api',
+      '### Workload trainer',
       '## Findings',
       '## Recommendations',
       '### 1. time-slicing: #0 aa11bb22, #1 cc33dd44',
@@ -113,22 +116,18 @@ describe('renderMarkdown: a small fleet', () => {
     expect(lineStartingWith(markdown, '- node-b/gpu.csv:')).toBe('- node-b/gpu.csv: 4 rows without a timestamp were skipped');
   });
 
-  it('gives every GPU a row with units in the headers, MIG devices after their parent', () => {
+  it('gives every GPU a row with units in the headers, MIG devices after their parent, in two tables of at most ten columns', () => {
     const gpuTable = tablesOf(markdown).find((table) => table[0]?.[0] === 'Host')!;
-    expect(gpuTable[0]).toEqual([
-      'Host', 'GPU', 'Model', 'Instance type', 'VRAM total (GiB)', 'Peak used (GiB)', 'Headroom (%)', 'Util mean (%)', 'Util p95 (%)',
-      'Idle (%)', 'Idle (h)', 'GPU-hours (h)', 'Cost (\\$/h)', 'ID',
-    ]);
+    expect(gpuTable[0]).toEqual(['Host', 'GPU', 'Model', 'VRAM total (GiB)', 'Peak used (GiB)', 'Headroom (%)', 'Util mean (%)', 'Util p95 (%)', 'Idle (%)', 'Cost (\\$/h)']);
     expect(gpuTable.slice(1).map((cells) => cells[1])).toEqual(['#0 8f3c2a1b', '↳ GI 1', '↳ GI 2', '#1 1a2b3c4d', '#0 5e6f7a8b']);
-    expect(gpuTable[2]).toEqual([
-      'node-a', '↳ GI 1', 'MIG 3g.40gb', '-', '39.3', '39.0', '0.6', '-', '-', '12.5', '3.0', '24.0', '-',
-      'GPU-8f3c2a1b-6d4e-4f10-9a7b-0c1d2e3f4a5b/1',
-    ]);
+    expect(gpuTable[2]).toEqual(['node-a', '↳ GI 1', 'MIG 3g.40gb', '39.3', '39.0', '0.6', '-', '-', '12.5', '-']);
     // 23028 MiB = 22.5 GiB, 2048 MiB = 2.0 GiB, headroom 91.1%, idle 0.875 = 87.5%, 21.0 of 24.0 h, $1.006/h
-    expect(gpuTable[5]).toEqual([
-      'node-b', '#0 5e6f7a8b', 'NVIDIA A10G', 'g5.xlarge (inferred)', '22.5', '2.0', '91.1', '3.2', '12.0', '87.5', '21.0', '24.0', '1.01',
-      'GPU-5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9',
-    ]);
+    expect(gpuTable[5]).toEqual(['node-b', '#0 5e6f7a8b', 'NVIDIA A10G', '22.5', '2.0', '91.1', '3.2', '12.0', '87.5', '1.01']);
+    const timeTable = tablesOf(markdown).find((table) => table[0]?.[1] === 'Instance type')!;
+    expect(timeTable[0]).toEqual(['GPU', 'Instance type', 'Idle (h)', 'GPU-hours (h)', 'ID']);
+    expect(timeTable[2]).toEqual(['node-a #0 8f3c2a1b GI 1', '-', '3.0', '24.0', 'GPU-8f3c2a1b-6d4e-4f10-9a7b-0c1d2e3f4a5b/1']);
+    expect(timeTable[5]).toEqual(['node-b #0 5e6f7a8b', 'g5.xlarge (inferred)', '21.0', '24.0', 'GPU-5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9']);
+    expect(tablesOf(markdown).every((table) => table[0]!.length <= 10)).toBe(true);
   });
 
   it('lists every process with its full name, largest first on each device', () => {
@@ -155,7 +154,8 @@ describe('renderMarkdown: a lone snapshot', () => {
 
   it('prints missing figures as -', () => {
     const unknown = tablesOf(markdown).find((table) => table[0]?.[0] === 'Host')![2]!;
-    expect(unknown).toEqual(['ws-01', '65:00.0', '-', '-', '-', '-', '-', '-', '-', '-', '0.0', '0.0', '-', 'ws-01#00000000:65:00.0']);
+    expect(unknown).toEqual(['ws-01', '65:00.0', '-', '-', '-', '-', '-', '-', '-', '-']);
+    expect(tablesOf(markdown).find((table) => table[0]?.[1] === 'Instance type')![2]!.slice(1)).toEqual(['-', '0.0', '0.0', 'ws-01#00000000:65:00.0']);
     expect(lineStartingWith(markdown, '- **Monthly GPU cost:**')).toBe('- **Monthly GPU cost:** -');
     expect(lineStartingWith(markdown, '- **Waste:**')).toBe('- **Waste:** -');
     expect(lineStartingWith(markdown, '- **Window:**')).toBe('- **Window:** snapshot at 2026-12-01 09:30:00 America/New\\_York (no duration)');
@@ -187,13 +187,16 @@ describe('renderMarkdown: findings and recommendations', () => {
     });
   });
 
-  it('tabulates workloads with their VRAM basis and pipeline verdict', () => {
+  it('tabulates workloads in ten columns, then gives each its own section with every figure', () => {
     const chat = row(markdown, 'Workload', 'chat-api');
     // 9420.8 MiB rounds to 9,421; busy fraction 0.1 = 10.0%
     expect(chat['VRAM required (MiB)']).toBe('9,421');
-    expect(chat['VRAM basis']).toBe('upper-bound');
     expect(chat['Busy (%)']).toBe('10.0');
-    expect(row(markdown, 'Workload', 'trainer')['Sidecar CPU (cores)']).toBe('-');
+    expect(Object.keys(chat)).toHaveLength(10);
+    const section = markdown.split('### Workload chat-api\n')[1]!.split('\n### ')[0]!;
+    expect(section).toContain('required 9,421 MiB (upper-bound)');
+    expect(markdown.split('### Workload trainer\n')[1]!.split('\n## ')[0]).toContain('- **Sidecars:** -');
+    expect(tablesOf(markdown).every((table) => table[0]!.length <= 10)).toBe(true);
   });
 
   it('tabulates PCIe traffic per GPU in MiB/s with its link, - where a GPU reports none', () => {
