@@ -90,7 +90,7 @@ describe('audit --demo with the demo fleet\'s gpu-audit.yaml', () => {
   it('lists the VRAM estimates term by term in Markdown', () => {
     const run = runBuiltCli(['audit', '--demo', '--format', 'markdown']);
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toContain('**VRAM estimates**');
+    expect(run.stdout).toContain('**VRAM estimate** (weights + KV cache + runtime overhead per GPU, from the model facts in gpu-audit.yaml): 53,899 MiB per GPU');
     expect(run.stdout).toContain('2 x 40 layers x 40 KV heads x 128 head dim x 2 B (bf16) x 32,768 tokens (4,096 context x 8 concurrent) = 25,600 MiB');
   });
 });
