@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderHtml } from '../../src/render/html/index.js';
-import { auditDemoTelemetry } from '../helpers/audit.js';
+import { repoRoot } from '../helpers/corpus.js';
 import { type Browser, CHROMIUM, chromiumAvailable, launchChromium } from './chromium.js';
 import type { CdpEvent } from './devtools.js';
 
@@ -62,7 +61,34 @@ const PROBE = `(() => {
   });
 })()`;
 
+interface Layout {
+  width: number;
+  documentWidth: number;
+  /** Elements that reach past the right edge of the page (tables and code scroll inside their box instead, except in print). */
+  offenders: string[];
+  /** Tables whose box hides part of them. */
+  clippedTables: number;
+  sections: string[];
+}
+
+// On screen a wide table scrolls inside its .table-wrap; printed, nothing scrolls, so everything must fit.
+const LAYOUT = `(() => {
+  const width = document.documentElement.clientWidth;
+  const printing = matchMedia('print').matches;
+  const scrolls = (element) => !printing && element.closest('.table-wrap, pre') !== null;
+  const offenders = [...document.querySelectorAll('main *')]
+    .filter((element) => !(element instanceof SVGElement && !(element instanceof SVGSVGElement)) && !scrolls(element) && element.getBoundingClientRect().right > width + 1)
+    .map((element) => element.tagName.toLowerCase() + (element.className && typeof element.className === 'string' ? '.' + element.className : '') + ': ' + (element.textContent || '').trim().slice(0, 50));
+  const clippedTables = [...document.querySelectorAll('.table-wrap')].filter((wrap) => wrap.querySelector('table').getBoundingClientRect().right > wrap.getBoundingClientRect().right + 1).length;
+  return JSON.stringify({ width, documentWidth: document.documentElement.scrollWidth, offenders: offenders.slice(0, 20), clippedTables, sections: [...document.querySelectorAll('main > section')].map((section) => section.id) });
+})()`;
+
+/** A4 less Chromium's default print margins, in CSS pixels (96 per inch): 210 mm - 2 x 0.4 in. */
+const A4_PRINTABLE_WIDTH = Math.floor((210 / 25.4 - 0.8) * 96);
+
 describe.skipIf(!available)('the HTML report in headless Chromium', () => {
+  const layouts: Record<'wide' | 'narrow' | 'print', Layout> = {} as Record<'wide' | 'narrow' | 'print', Layout>;
+  let pdf: Buffer;
   let directory: string;
   let browser: Browser | undefined;
   let fileUrl: string;
@@ -72,9 +98,9 @@ describe.skipIf(!available)('the HTML report in headless Chromium', () => {
 
   beforeAll(async () => {
     directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-html-'));
-    const { report } = await auditDemoTelemetry();
+    // The demo's report as `gpu-audit audit --demo --format html` writes it (workloads and plan included), kept current by the golden test.
     const file = path.join(directory, 'report.html');
-    writeFileSync(file, renderHtml(report, { color: false, width: 100 }));
+    copyFileSync(path.join(repoRoot, 'test/golden/demo/audit.html'), file);
     fileUrl = pathToFileURL(file).href;
 
     browser = await launchChromium();
@@ -93,6 +119,20 @@ describe.skipIf(!available)('the HTML report in headless Chromium', () => {
     writeFileSync(screenshot, Buffer.from(shot.data as string, 'base64'));
     if (process.env.HTML_REPORT_SCREENSHOT !== undefined) copyFileSync(screenshot, process.env.HTML_REPORT_SCREENSHOT);
     events = [...page.events];
+
+    const layoutAt = async (width: number, media: 'screen' | 'print'): Promise<Layout> => {
+      await page.send('Emulation.setDeviceMetricsOverride', { width, height: 900, deviceScaleFactor: 1, mobile: false });
+      await page.send('Emulation.setEmulatedMedia', { media });
+      const result = await page.send('Runtime.evaluate', { expression: LAYOUT, returnByValue: true });
+      return JSON.parse((result.result as { value: string }).value) as Layout;
+    };
+    layouts.wide = await layoutAt(1400, 'screen');
+    layouts.narrow = await layoutAt(400, 'screen');
+    layouts.print = await layoutAt(A4_PRINTABLE_WIDTH, 'print');
+    await page.send('Emulation.clearDeviceMetricsOverride');
+    await page.send('Emulation.setEmulatedMedia', { media: '' });
+    const printed = await page.send('Page.printToPDF', { paperWidth: 210 / 25.4, paperHeight: 297 / 25.4 }, 60_000);
+    pdf = Buffer.from(printed.data as string, 'base64');
   }, 120_000);
 
   afterAll(async () => {
@@ -120,6 +160,23 @@ describe.skipIf(!available)('the HTML report in headless Chromium', () => {
   it('keeps every label inside its chart and off the others', () => {
     expect(probe.outside).toEqual([]);
     expect(probe.overlapping).toEqual([]);
+  });
+
+  it('has a Plan and a Workloads section beside the GPUs', () => {
+    expect(layouts.wide.sections).toEqual(expect.arrayContaining(['summary', 'plan', 'gpus', 'workloads', 'findings', 'methodology']));
+  });
+
+  it.each([['wide', 1400], ['narrow', 400]] as const)('fits a %s screen (%i px): nothing past the right edge, wide tables scroll in their box', (name, width) => {
+    expect(layouts[name].width).toBe(width);
+    expect(layouts[name].offenders).toEqual([]);
+    expect(layouts[name].documentWidth).toBeLessThanOrEqual(width);
+  });
+
+  it('prints on A4 with every table whole: nothing clipped, nothing past the page', () => {
+    expect(layouts.print.offenders).toEqual([]);
+    expect(layouts.print.clippedTables).toBe(0);
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdf.length).toBeGreaterThan(50_000);
   });
 
   it('logs no error', () => {

@@ -115,9 +115,27 @@ describe('the sections', () => {
   const output = render(FINDINGS_AND_RECOMMENDATIONS);
 
   it('open with the executive summary and end with the methodology', () => {
-    const order = ['id="summary"', 'id="charts"', 'id="gpus"', 'id="findings"', 'id="recommendations"', 'id="methodology"'].map((id) => output.indexOf(id));
+    const order = ['id="summary"', 'id="charts"', 'id="gpus"', 'id="workloads"', 'id="findings"', 'id="recommendations"', 'id="methodology"'].map((id) => output.indexOf(id));
     expect(order.every((position) => position > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('tabulate the workloads in the ten columns of the Markdown report, each in full below, open for print', () => {
+    const section = output.slice(output.indexOf('<section id="workloads">'), output.indexOf('<section id="findings">'));
+    const headers = [...section.split('</thead>')[0]!.matchAll(/<th[^>]*>([^<]*)<\/th>/gu)].map((match) => match[1]);
+    expect(headers).toEqual(['Workload', 'Kind', 'Tenant', 'GPUs', 'VRAM required (MiB)', 'Compute mean (%)', 'Busy (%)', 'CPU pipeline', 'Cost ($/month)', 'Waste ($/month)']);
+    expect(section.match(/<details class="workload" open>/gu)).toHaveLength(FINDINGS_AND_RECOMMENDATIONS.workloads.length);
+    // chat-api: 9420.8 MiB required, shown whole.
+    expect(section).toContain('<dt>VRAM</dt><dd>peak ');
+    expect(section).toContain('required 9,421 MiB (upper-bound)');
+  });
+
+  it('escape a workload\'s name and evidence like every other input string', () => {
+    const report = structuredClone(FINDINGS_AND_RECOMMENDATIONS);
+    report.workloads = report.workloads.map((workload) => ({ ...workload, name: SCRIPT, cpuPipeline: { ...workload.cpuPipeline, evidence: [ATTRIBUTE_BREAK] } }));
+    const text = render(report);
+    expect(text).not.toContain(SCRIPT);
+    expect(text).not.toContain(ATTRIBUTE_BREAK);
   });
 
   it('show the fleet figures of the summary', () => {

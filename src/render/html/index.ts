@@ -1,7 +1,7 @@
 /**
  * The HTML report: one self-contained file a person opens in a browser or attaches to a
  * ticket. Executive summary first, then charts a reader takes in at a glance (compute over
- * time, VRAM, idle hours, cost, hour-of-week), then the tables, findings, recommendations and
+ * time, VRAM, idle hours, cost, hour-of-week), then the tables (GPUs, workloads), findings, recommendations and
  * the methodology. Every figure comes from the Report; every string from it is escaped.
  */
 import type { Report } from '../../model/index.js';
@@ -11,6 +11,7 @@ import { html, type SafeHtml } from './escape.js';
 import { gpuCharts } from './gpu-charts.js';
 import { pagePieces } from './page.js';
 import { planSection } from './plan.js';
+import { workloadsSection } from './workloads.js';
 import { executiveSummary, findingsSection, gpuTable, header, methodology, recommendationsSection, windowAndSources } from './sections.js';
 
 export const renderHtml: Renderer = (report: Report): string => [...renderHtmlPieces(report)].join('');
@@ -21,9 +22,10 @@ export const renderHtml: Renderer = (report: Report): string => [...renderHtmlPi
  */
 export function* renderHtmlPieces(report: Report): Generator<string, void, undefined> {
   const names = gpuNames(report.gpus);
+  const workloadsLink = report.workloads.length === 0 ? null : html`<a href="#workloads">Workloads</a>`;
   const navigation = report.plan === null
-    ? html`<nav><a href="#summary">Summary</a><a href="#charts">Charts</a><a href="#gpus">GPUs</a><a href="#findings">Findings</a><a href="#recommendations">Recommendations</a><a href="#methodology">Methodology</a></nav>`
-    : html`<nav><a href="#summary">Summary</a><a href="#plan">Plan</a><a href="#charts">Charts</a><a href="#gpus">GPUs</a><a href="#findings">Findings</a><a href="#methodology">Methodology</a></nav>`;
+    ? html`<nav><a href="#summary">Summary</a><a href="#charts">Charts</a><a href="#gpus">GPUs</a>${workloadsLink}<a href="#findings">Findings</a><a href="#recommendations">Recommendations</a><a href="#methodology">Methodology</a></nav>`
+    : html`<nav><a href="#summary">Summary</a><a href="#plan">Plan</a><a href="#charts">Charts</a><a href="#gpus">GPUs</a>${workloadsLink}<a href="#findings">Findings</a><a href="#methodology">Methodology</a></nav>`;
   function* sections(): Generator<SafeHtml, void, undefined> {
     yield header(report);
     yield navigation;
@@ -32,6 +34,8 @@ export function* renderHtmlPieces(report: Report): Generator<string, void, undef
     if (plan !== null) yield plan;
     yield chartsSection(report, names);
     yield gpuTable(report, names);
+    const workloads = workloadsSection(report, names);
+    if (workloads !== null) yield workloads;
     yield findingsSection(report, names);
     // A plan's steps are its recommendations: a report without a plan (schemaVersion 1) lists them.
     if (plan === null) yield recommendationsSection(report, names);

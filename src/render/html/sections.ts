@@ -72,7 +72,8 @@ export function executiveSummary(report: Report, names: GpuNames): SafeHtml {
   return html`<section id="summary"><h2>Executive summary</h2><div class="cards">${cards}</div><div class="two-columns"><div><h3>Top findings</h3>${findings.length === 0 ? html`<p>None.</p>` : html`<ul class="top-list">${findingItems}</ul>`}${report.findings.length > TOP_ITEMS ? html`<p class="muted">${formatCount(report.findings.length - TOP_ITEMS)} more under <a href="#findings">Findings</a>.</p>` : null}</div><div><h3>${report.plan === null ? 'Top recommendations' : 'Top steps'}</h3>${recommendations.length === 0 ? html`<p>None.</p>` : html`<ul class="top-list">${recommendationItems}</ul>`}${report.recommendations.length > TOP_ITEMS ? html`<p class="muted">${formatCount(report.recommendations.length - TOP_ITEMS)} more under <a href="${report.plan === null ? '#recommendations' : '#plan'}">${report.plan === null ? 'Recommendations' : 'Plan'}</a>.</p>` : null}</div></div></section>`;
 }
 
-function table(headers: readonly { label: string; numeric?: boolean }[], rows: readonly (readonly (string | SafeHtml)[])[]): SafeHtml {
+/** A table that scrolls sideways on a narrow screen and wraps when printed (page.ts). */
+export function table(headers: readonly { label: string; numeric?: boolean }[], rows: readonly (readonly (string | SafeHtml)[])[]): SafeHtml {
   const head = headers.map((column) => html`<th${column.numeric === true ? html` class="num"` : null}>${column.label}</th>`);
   const body = rows.map((cells) => html`<tr>${cells.map((cell, i) => html`<td${headers[i]?.numeric === true ? html` class="num"` : null}>${cell}</td>`)}</tr>`);
   return html`<div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
