@@ -7,7 +7,10 @@
 import type { Command } from 'commander';
 import { InputError } from '../support/index.js';
 
-const PROMETHEUS_ONLY = ['since', 'until', 'step', 'selector', 'prometheusTimeout', 'prometheusConcurrency'] as const;
+const PROMETHEUS_ONLY = [
+  'since', 'until', 'step', 'selector', 'prometheusTimeout', 'prometheusConcurrency', 'prometheusClusterLabel', 'prometheusHeader',
+  'prometheusCaFile', 'prometheusClientCert', 'prometheusClientKey', 'prometheusInsecureSkipVerify',
+] as const;
 
 /** `--prometheus-timeout` for `prometheusTimeout`. */
 function flagName(key: string): string {

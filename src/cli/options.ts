@@ -101,9 +101,16 @@ export function addPrometheusOptions(command: Command): Command {
     .addOption(new Option('--step <duration>', 'resolution of time figures (observed and idle time)').argParser(durationOption).default('5m'))
     .addOption(new Option('--selector <matchers>', 'label matchers added to every query, e.g. \'{namespace="ml"}\''))
     .addOption(new Option('--prometheus-timeout <seconds>', 'deadline of each request, seconds').argParser(positiveInteger).default(120))
-    .addOption(new Option('--prometheus-concurrency <n>', 'requests in flight at once').argParser(positiveInteger).default(4));
+    .addOption(new Option('--prometheus-concurrency <n>', 'requests in flight at once').argParser(positiveInteger).default(4))
+    .addOption(new Option('--prometheus-cluster-label <name>', 'one cluster of a multi-cluster Thanos or Mimir: NAME (matched on the label cluster) or LABEL=VALUE'))
+    .addOption(new Option('--prometheus-header <header>', '\'Name: value\' sent with every request, e.g. X-Scope-OrgID for Mimir; repeatable (secrets: GPU_AUDIT_PROMETHEUS_HEADERS)').argParser(collectFiles))
+    .addOption(new Option('--prometheus-ca-file <file>', 'PEM of the CA that signed the server\'s certificate (also: GPU_AUDIT_PROMETHEUS_CA_FILE)'))
+    .addOption(new Option('--prometheus-client-cert <file>', 'PEM client certificate for a server that asks for one (mTLS), with --prometheus-client-key'))
+    .addOption(new Option('--prometheus-client-key <file>', 'PEM private key of --prometheus-client-cert'))
+    .addOption(new Option('--prometheus-insecure-skip-verify', 'accept any server certificate (encrypted, not authenticated: for a test server only)'));
 }
 
+/** A repeatable option's values, in the order given. */
 function collectFiles(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }

@@ -113,7 +113,7 @@ describe('audit --prometheus against a failing server', () => {
     const untrusted = await cli(['audit', '--prometheus', url, '--since', '1h']);
     expect(untrusted.status).toBe(3);
     expect(untrusted.output).toContain(`gpu-audit: ${url}/api/v1/label/__name__/values: DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate; ` +
-      'the server\'s TLS certificate is not trusted: set GPU_AUDIT_PROMETHEUS_CA_FILE');
+      'the server\'s TLS certificate is not trusted: set GPU_AUDIT_PROMETHEUS_CA_FILE (or pass --prometheus-ca-file)');
     expect(requests).toBe(0);
 
     const directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-ca-'));
@@ -128,4 +128,98 @@ describe('audit --prometheus against a failing server', () => {
       rmSync(directory, { recursive: true, force: true });
     }
   }, 20_000);
+});
+
+describe('audit --prometheus connection flags', () => {
+  /** An https server that answers no series and keeps what each request carried. */
+  async function recordingServer(options: https.ServerOptions): Promise<{ url: string; seen: { headers: http.IncomingHttpHeaders; body: string }[]; close: () => void }> {
+    const seen: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+    const server = https.createServer(options, (request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+      request.on('end', () => {
+        seen.push({ headers: request.headers, body: `${request.url ?? ''} ${body}` });
+        response.writeHead(200, { 'Content-Type': 'application/json' });
+        response.end(JSON.stringify({ status: 'success', data: [] }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    return { url: `https://127.0.0.1:${port}`, seen, close: () => { server.closeAllConnections(); server.close(); } };
+  }
+
+  function tlsFiles(): { directory: string; ca: string; cert: string; key: string } {
+    const { key, cert } = localhostCertificate();
+    const directory = mkdtempSync(path.join(tmpdir(), 'gpu-audit-tls-flags-'));
+    const files = { directory, ca: path.join(directory, 'ca.pem'), cert: path.join(directory, 'client.pem'), key: path.join(directory, 'client-key.pem') };
+    writeFileSync(files.ca, cert);
+    writeFileSync(files.cert, cert);
+    writeFileSync(files.key, key);
+    return files;
+  }
+
+  it('presents a client certificate to a server that requires one (mTLS), and says what to pass when it is missing', async () => {
+    const { key, cert } = localhostCertificate();
+    // The self-signed certificate is the client's too: the server trusts it as its own CA.
+    const server = await recordingServer({ key, cert, ca: cert, requestCert: true, rejectUnauthorized: true });
+    const files = tlsFiles();
+    try {
+      const started = Date.now();
+      const refused = await cli(['audit', '--prometheus', server.url, '--since', '1h', '--prometheus-ca-file', files.ca]);
+      expect(refused.status).toBe(3);
+      expect(refused.output).toMatch(/: ERR_SSL_\w+: .*; the server refused the TLS handshake for want of an accepted client certificate: pass --prometheus-client-cert and --prometheus-client-key\n/u);
+      expect(Date.now() - started).toBeLessThan(3_000); // not retried: a missing certificate does not appear on retry
+      const run = await cli(['audit', '--prometheus', server.url, '--since', '1h', '--prometheus-ca-file', files.ca, '--prometheus-client-cert', files.cert, '--prometheus-client-key', files.key]);
+      expect(run.output).toContain('no dcgm-exporter GPU series');
+      expect(run.status).toBe(2);
+      expect(server.seen).toHaveLength(1);
+    } finally {
+      server.close();
+      rmSync(files.directory, { recursive: true, force: true });
+    }
+  }, 20_000);
+
+  it('sends every --prometheus-header, a flag winning over the variable, and the cluster matcher in every query', async () => {
+    const { key, cert } = localhostCertificate();
+    const server = await recordingServer({ key, cert });
+    const files = tlsFiles();
+    try {
+      const run = await cli(
+        ['audit', '--prometheus', server.url, '--since', '1h', '--prometheus-ca-file', files.ca, '--prometheus-header', 'X-Scope-OrgID: team-b', '--prometheus-header', 'X-Extra: 1', '--prometheus-cluster-label', 'prod'],
+        { GPU_AUDIT_PROMETHEUS_HEADERS: 'X-Scope-OrgID: team-a' },
+      );
+      expect(run.status).toBe(2);
+      expect(server.seen[0]!.headers['x-scope-orgid']).toBe('team-b');
+      expect(server.seen[0]!.headers['x-extra']).toBe('1');
+      expect(decodeURIComponent(server.seen[0]!.body)).toContain('cluster="prod"');
+    } finally {
+      server.close();
+      rmSync(files.directory, { recursive: true, force: true });
+    }
+  }, 20_000);
+
+  it('with --prometheus-insecure-skip-verify, accepts an untrusted certificate and warns that it does', async () => {
+    const { key, cert } = localhostCertificate();
+    const server = await recordingServer({ key, cert });
+    try {
+      const run = await cli(['audit', '--prometheus', server.url, '--since', '1h', '--prometheus-insecure-skip-verify']);
+      expect(run.output).toContain('gpu-audit: warning: --prometheus-insecure-skip-verify: the server\'s certificate is not checked');
+      expect(run.output).toContain('no dcgm-exporter GPU series');
+      expect(run.status).toBe(2);
+    } finally {
+      server.close();
+    }
+  }, 20_000);
+
+  it.each([
+    [['--prometheus-client-cert', 'client.pem'], /--prometheus-client-cert and --prometheus-client-key go together/],
+    [['--prometheus-header', 'no colon'], /--prometheus-header: expected `Name: value`/],
+    [['--prometheus-cluster-label', 'bad-label=x'], /--prometheus-cluster-label "bad-label=x": expected a cluster name/],
+    [['--prometheus-ca-file', 'missing-ca.pem'], /missing-ca\.pem: cannot read the --prometheus-ca-file: ENOENT/],
+  ])('refuses %j with exit 2 before any request', async (extra, message) => {
+    const port = await freePort();
+    const run = await cli(['audit', '--prometheus', `http://127.0.0.1:${port}`, ...extra]);
+    expect(run.status).toBe(2);
+    expect(run.output).toMatch(message);
+  });
 });

@@ -46,6 +46,12 @@ export interface AuditCommandOptions {
   selector?: string;
   prometheusTimeout?: number;
   prometheusConcurrency?: number;
+  prometheusClusterLabel?: string;
+  prometheusHeader?: string[];
+  prometheusCaFile?: string;
+  prometheusClientCert?: string;
+  prometheusClientKey?: string;
+  prometheusInsecureSkipVerify?: boolean;
   /** --k8s files, --kubectl and its --kube-context (addKubernetesOptions); absent on commands without them. */
   k8s?: string[];
   kubectl?: boolean;
@@ -154,8 +160,19 @@ export async function buildAuditOptions(
       ...(options.selector === undefined ? {} : { selector: options.selector }),
       ...(options.prometheusTimeout === undefined ? {} : { timeoutMs: options.prometheusTimeout * 1000 }),
       ...(options.prometheusConcurrency === undefined ? {} : { concurrency: options.prometheusConcurrency }),
+      ...(options.prometheusClusterLabel === undefined ? {} : { clusterLabel: options.prometheusClusterLabel }),
+      connection: {
+        ...(options.prometheusHeader === undefined ? {} : { headers: options.prometheusHeader }),
+        ...(options.prometheusCaFile === undefined ? {} : { caFile: options.prometheusCaFile }),
+        ...(options.prometheusClientCert === undefined ? {} : { clientCertFile: options.prometheusClientCert }),
+        ...(options.prometheusClientKey === undefined ? {} : { clientKeyFile: options.prometheusClientKey }),
+        ...(options.prometheusInsecureSkipVerify === true ? { insecureSkipVerify: true } : {}),
+      },
       env: io.env,
     };
+    if (options.prometheusInsecureSkipVerify === true && options.quiet !== true) {
+      io.stderr('gpu-audit: warning: --prometheus-insecure-skip-verify: the server\'s certificate is not checked, so the answers may come from anyone on the way\n');
+    }
   } else if (options.demo === true) {
     if (sources.length > 0) throw new InputError('--demo takes no sources');
     auditOptions.inputs = demoFleetFiles;
@@ -192,6 +209,7 @@ export async function auditReads(sources: string[], options: Omit<AuditCommandOp
   return [
     ...named.map((file) => ({ path: file, role: 'a source' })),
     ...(options.k8s ?? []).map((file) => ({ path: file, role: 'a --k8s file' })),
+    ...[options.prometheusCaFile, options.prometheusClientCert, options.prometheusClientKey].filter((file) => file !== undefined).map((file) => ({ path: file, role: 'a --prometheus TLS file' })),
     ...(config === undefined ? [] : [{ path: config, role: options.config === undefined ? 'the config in use' : 'the --config file' }]),
   ];
 }

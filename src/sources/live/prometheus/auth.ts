@@ -9,6 +9,11 @@
  *
  * Credentials in the URL (`https://user:pass@host`) are taken as basic auth and removed from
  * the URL. `displayUrl` is the URL as messages may show it: never with credentials.
+ *
+ * The same settings come as flags too (`--prometheus-header`, `--prometheus-ca-file`,
+ * `--prometheus-client-cert`/`--prometheus-client-key` for mTLS, `--prometheus-insecure-skip-verify`):
+ * a flag wins over its variable, a header flag over the header of the same name. A secret
+ * is better kept in a variable: a flag shows in the process list and the shell history.
  */
 import { readFileSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
@@ -22,6 +27,10 @@ export interface PrometheusConnection {
   headers: Readonly<Record<string, string>>;
   /** PEM text of extra trusted CAs, for https. */
   ca?: string;
+  /** PEM client certificate and key, for servers that ask for one (mTLS). */
+  clientCertificate?: { cert: string; key: string };
+  /** Accept any server certificate (--prometheus-insecure-skip-verify): the connection is encrypted but not authenticated. */
+  insecureSkipVerify?: boolean;
   /** Host name resolution (node:dns lookup by default); tests inject a failing one instead of asking a DNS server. */
   lookup?: LookupFunction;
 }
@@ -36,26 +45,48 @@ export const PROMETHEUS_ENV = {
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** `Name: value` as a [name, value] pair, or undefined when it is not one. */
+function headerLine(line: string): [string, string] | undefined {
+  const colon = line.indexOf(':');
+  const name = colon < 0 ? '' : line.slice(0, colon).trim();
+  return HEADER_NAME.test(name) ? [name, line.slice(colon + 1).trim()] : undefined;
+}
+
 function parseHeaderLines(text: string): Record<string, string> {
   const headers: Record<string, string> = {};
   text.split(/\r?\n/).forEach((line, index) => {
     if (line.trim() === '') return;
-    const colon = line.indexOf(':');
-    const name = colon < 0 ? '' : line.slice(0, colon).trim();
+    const header = headerLine(line);
     // The value is never echoed: it may be a credential.
-    if (!HEADER_NAME.test(name)) {
-      throw new InputError(`line ${index + 1} is not \`Name: value\``, { file: PROMETHEUS_ENV.headers });
-    }
-    headers[name] = line.slice(colon + 1).trim();
+    if (header === undefined) throw new InputError(`line ${index + 1} is not \`Name: value\``, { file: PROMETHEUS_ENV.headers });
+    headers[header[0]] = header[1];
   });
   return headers;
+}
+
+/** The connection flags of `audit --prometheus` (src/cli/options.ts), each over its variable. */
+export interface PrometheusConnectionFlags {
+  /** `--prometheus-header 'Name: value'`, repeatable. */
+  headers?: readonly string[];
+  caFile?: string;
+  clientCertFile?: string;
+  clientKeyFile?: string;
+  insecureSkipVerify?: boolean;
+}
+
+function readPem(file: string, what: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new InputError(`cannot read ${what}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { file, cause: error });
+  }
 }
 
 function basic(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 }
 
-export function prometheusConnection(url: string, env: NodeJS.ProcessEnv): PrometheusConnection {
+export function prometheusConnection(url: string, env: NodeJS.ProcessEnv, flags: PrometheusConnectionFlags = {}): PrometheusConnection {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -79,15 +110,25 @@ export function prometheusConnection(url: string, env: NodeJS.ProcessEnv): Prome
   else if (user !== undefined && user !== '') headers.Authorization = basic(user, env[PROMETHEUS_ENV.password] ?? '');
   const extra = env[PROMETHEUS_ENV.headers];
   if (extra !== undefined) Object.assign(headers, parseHeaderLines(extra));
+  for (const line of flags.headers ?? []) {
+    const header = headerLine(line);
+    if (header === undefined) throw new InputError('--prometheus-header: expected `Name: value` (e.g. \'X-Scope-OrgID: team-a\')');
+    headers[header[0]] = header[1];
+  }
 
   const connection: PrometheusConnection = { baseUrl: parsed, displayUrl: parsed.href.replace(/\/$/, ''), headers };
-  const caFile = env[PROMETHEUS_ENV.caFile];
-  if (caFile !== undefined && caFile !== '') {
-    try {
-      connection.ca = readFileSync(caFile, 'utf8');
-    } catch (error) {
-      throw new InputError(`cannot read the CA file named by ${PROMETHEUS_ENV.caFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { file: caFile, cause: error });
-    }
+  const envCaFile = env[PROMETHEUS_ENV.caFile];
+  if (flags.caFile !== undefined) connection.ca = readPem(flags.caFile, 'the --prometheus-ca-file');
+  else if (envCaFile !== undefined && envCaFile !== '') connection.ca = readPem(envCaFile, `the CA file named by ${PROMETHEUS_ENV.caFile}`);
+  if ((flags.clientCertFile === undefined) !== (flags.clientKeyFile === undefined)) {
+    throw new InputError('--prometheus-client-cert and --prometheus-client-key go together: the certificate and its private key');
+  }
+  if (flags.clientCertFile !== undefined && flags.clientKeyFile !== undefined) {
+    connection.clientCertificate = { cert: readPem(flags.clientCertFile, 'the --prometheus-client-cert'), key: readPem(flags.clientKeyFile, 'the --prometheus-client-key') };
+  }
+  if (flags.insecureSkipVerify === true) {
+    if (parsed.protocol !== 'https:') throw new InputError('--prometheus-insecure-skip-verify applies to an https:// URL only');
+    connection.insecureSkipVerify = true;
   }
   return connection;
 }

@@ -32,7 +32,13 @@ export class TransportError extends Error {
 }
 
 /** Node's codes for a server certificate that fails verification, with what to do about it. */
-const CERTIFICATE_HINT = 'the server\'s TLS certificate is not trusted: set GPU_AUDIT_PROMETHEUS_CA_FILE to the PEM file of the CA that signed it';
+const CERTIFICATE_HINT = 'the server\'s TLS certificate is not trusted: set GPU_AUDIT_PROMETHEUS_CA_FILE (or pass --prometheus-ca-file) to the PEM file of the CA that signed it';
+/** OpenSSL's alerts when the server wants a client certificate it did not get, or did not accept. */
+const CLIENT_CERTIFICATE_HINT = 'the server refused the TLS handshake for want of an accepted client certificate: pass --prometheus-client-cert and --prometheus-client-key';
+const CLIENT_CERTIFICATE_CODES = new Set([
+  'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', 'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE', 'ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN',
+  'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA', 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
+]);
 const UNTRUSTED_CERTIFICATE_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT',
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID',
@@ -42,6 +48,7 @@ function transportError(error: Error): TransportError {
   if (error instanceof TransportError) return error;
   const code = (error as NodeJS.ErrnoException).code;
   if (code !== undefined && UNTRUSTED_CERTIFICATE_CODES.has(code)) return new TransportError(`${code}: ${error.message}; ${CERTIFICATE_HINT}`, code, true);
+  if (code !== undefined && CLIENT_CERTIFICATE_CODES.has(code)) return new TransportError(`${code}: ${error.message.trim()}; ${CLIENT_CERTIFICATE_HINT}`, code, true);
   // A body cut short (Content-Length not reached, a chunk never finished) ends as ECONNRESET "aborted".
   return new TransportError(code === undefined ? error.message : `${code}: ${error.message}`, code);
 }
@@ -63,6 +70,8 @@ export function sendForm(
         Accept: 'application/json',
       },
       ...(connection.ca === undefined ? {} : { ca: connection.ca }),
+      ...(connection.clientCertificate === undefined ? {} : connection.clientCertificate),
+      ...(connection.insecureSkipVerify === true ? { rejectUnauthorized: false } : {}),
       ...(connection.lookup === undefined ? {} : { lookup: connection.lookup }),
       ...(signal === undefined ? {} : { signal }),
     });

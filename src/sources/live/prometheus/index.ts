@@ -4,10 +4,10 @@
  * per-device aggregates for analysis/aggregates.ts rather than samples.
  */
 import type { SourceSummary } from '../../../model/index.js';
-import { prometheusConnection } from './auth.js';
+import { prometheusConnection, type PrometheusConnectionFlags } from './auth.js';
 import { type ClientOptions, PrometheusClient, type TransferStats } from './client.js';
 import { type CollectedDevice, type Collection, collectFromPrometheus } from './read-prometheus.js';
-import { parseSelector } from './selector.js';
+import { clusterMatcher, parseSelector } from './selector.js';
 import { resolveWindow, type AuditWindow } from './window.js';
 
 export type { CollectedDevice, CollectedPod } from './read-prometheus.js';
@@ -15,6 +15,7 @@ export type { PrometheusContainerCpu, PrometheusHostCpu } from './cpu.js';
 export type { RangeRule } from './window.js';
 export type { TransferStats } from './client.js';
 export { PROMETHEUS_ENV } from './auth.js';
+export type { PrometheusConnectionFlags } from './auth.js';
 export { parseSelector } from './selector.js';
 export { parseDurationSeconds, resolveWindow, DEFAULT_STEP_SECONDS } from './window.js';
 
@@ -24,6 +25,10 @@ export interface PrometheusSourceOptions {
   until?: string;
   step?: string;
   selector?: string;
+  /** --prometheus-cluster-label: one cluster of a multi-cluster store (./selector.ts clusterMatcher). */
+  clusterLabel?: string;
+  /** The connection flags, each over its environment variable (./auth.ts). */
+  connection?: PrometheusConnectionFlags;
   idleThresholdPct: number;
   env: NodeJS.ProcessEnv;
   nowMs: number;
@@ -53,9 +58,12 @@ export interface PrometheusSourceResult {
 
 /** Validates every option before the first request, then collects. */
 export async function readPrometheus(options: PrometheusSourceOptions): Promise<PrometheusSourceResult> {
-  const matchers = options.selector === undefined ? [] : parseSelector(options.selector);
+  const matchers = [
+    ...(options.selector === undefined ? [] : parseSelector(options.selector)),
+    ...(options.clusterLabel === undefined ? [] : [clusterMatcher(options.clusterLabel)]),
+  ];
   const window = resolveWindow({ since: options.since, ...(options.until === undefined ? {} : { until: options.until }), ...(options.step === undefined ? {} : { step: options.step }) }, options.nowMs);
-  const connection = prometheusConnection(options.url, options.env);
+  const connection = prometheusConnection(options.url, options.env, options.connection);
   let planned = 0;
   const client = new PrometheusClient(connection, {
     ...options.client,

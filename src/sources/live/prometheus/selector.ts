@@ -34,6 +34,23 @@ export function parseSelector(text: string): string[] {
   return matchers;
 }
 
+/** The label a multi-cluster Thanos or Mimir tells its clusters apart by, unless named. */
+export const DEFAULT_CLUSTER_LABEL = 'cluster';
+
+/**
+ * `--prometheus-cluster-label prod` or `region=eu-1`: one cluster of a store that holds many,
+ * as a matcher added to every query (`cluster="prod"`).
+ */
+export function clusterMatcher(text: string): string {
+  const equals = text.indexOf('=');
+  const [name, value] = equals < 0 ? [DEFAULT_CLUSTER_LABEL, text] : [text.slice(0, equals).trim(), text.slice(equals + 1)];
+  if (!new RegExp(`^${LABEL_NAME}$`).test(name) || name === '__name__' || value === '') {
+    throw new InputError(`--prometheus-cluster-label ${JSON.stringify(text)}: expected a cluster name (matched on the label ${DEFAULT_CLUSTER_LABEL}) or LABEL=VALUE, e.g. prod or k8s_cluster=prod`);
+  }
+  // A JSON string is a valid PromQL double-quoted string: the same escapes.
+  return `${name}=${JSON.stringify(value)}`;
+}
+
 /** `name{matchers}` for a metric, or `{__name__=~"a|b",matchers}` for several. */
 export function seriesSelector(metricNames: readonly string[], matchers: readonly string[]): string {
   if (metricNames.length === 1) return matchers.length === 0 ? metricNames[0]! : `${metricNames[0]!}{${matchers.join(',')}}`;

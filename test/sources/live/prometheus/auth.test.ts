@@ -50,6 +50,29 @@ describe('connection settings', () => {
     expect(() => prometheusConnection('https://prom', { GPU_AUDIT_PROMETHEUS_CA_FILE: path.join(dir, 'missing.pem') })).toThrow(/ENOENT/);
   });
 
+  it('takes the connection flags over their variables: a header flag over the same header, the CA file flag over the variable', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-flags-'));
+    const [flagCa, envCa, cert, key] = ['flag-ca.pem', 'env-ca.pem', 'cert.pem', 'key.pem'].map((name) => path.join(dir, name));
+    writeFileSync(flagCa!, 'flag CA');
+    writeFileSync(envCa!, 'env CA');
+    writeFileSync(cert!, 'client cert');
+    writeFileSync(key!, CANARY);
+    const connection = prometheusConnection(
+      'https://prom:9090',
+      { GPU_AUDIT_PROMETHEUS_HEADERS: 'X-Scope-OrgID: team-a\nX-Other: kept', GPU_AUDIT_PROMETHEUS_CA_FILE: envCa! },
+      { headers: ['X-Scope-OrgID: team-b'], caFile: flagCa!, clientCertFile: cert!, clientKeyFile: key!, insecureSkipVerify: true },
+    );
+    expect(connection.headers).toEqual({ 'X-Scope-OrgID': 'team-b', 'X-Other': 'kept' });
+    expect(connection.ca).toBe('flag CA');
+    expect(connection.clientCertificate).toEqual({ cert: 'client cert', key: CANARY });
+    expect(connection.insecureSkipVerify).toBe(true);
+  });
+
+  it('refuses a client certificate without its key, and skip-verify on plain http', () => {
+    expect(() => prometheusConnection('https://prom', {}, { clientCertFile: 'cert.pem' })).toThrow(/go together/);
+    expect(() => prometheusConnection('http://prom', {}, { insecureSkipVerify: true })).toThrow(/applies to an https:\/\/ URL only/);
+  });
+
   it('refuses what is not an http(s) URL, without echoing credentials', () => {
     expect(() => prometheusConnection('ftp://prom', {})).toThrow(/http:\/\/ or https:\/\//);
     expect(() => prometheusConnection(`//gpu:${CANARY}@`, {})).toThrow(InputError);

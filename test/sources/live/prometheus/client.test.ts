@@ -279,7 +279,7 @@ describe('Prometheus client under upstream faults', () => {
       expect(error.endpoint).toBe(`${server.url}/api/v1/query`);
       expect(error.message).toBe(
         'DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate; the server\'s TLS certificate is not trusted: ' +
-        'set GPU_AUDIT_PROMETHEUS_CA_FILE to the PEM file of the CA that signed it',
+        'set GPU_AUDIT_PROMETHEUS_CA_FILE (or pass --prometheus-ca-file) to the PEM file of the CA that signed it',
       );
       expect(server.requests()).toBe(0);
       expect(sleeps).toEqual([]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../../src/support/errors.js';
-import { parseSelector, seriesSelector } from '../../../../src/sources/live/prometheus/selector.js';
+import { clusterMatcher, parseSelector, seriesSelector } from '../../../../src/sources/live/prometheus/selector.js';
 
 describe('--selector', () => {
   it('takes label matchers in braces with every operator and quote style', () => {
@@ -34,3 +34,16 @@ describe('--selector', () => {
     expect(seriesSelector(['A', 'B'], ['namespace="ml"'])).toBe('{__name__=~"A|B",namespace="ml"}');
   });
 });
+
+describe('--prometheus-cluster-label', () => {
+  it('matches a bare name on the label cluster, LABEL=VALUE on that label, the value quoted as PromQL reads it', () => {
+    expect(clusterMatcher('prod')).toBe('cluster="prod"');
+    expect(clusterMatcher('k8s_cluster=eu-1')).toBe('k8s_cluster="eu-1"');
+    expect(clusterMatcher('cluster=a"b\\c')).toBe('cluster="a\\"b\\\\c"');
+  });
+
+  it.each(['', 'bad-label=x', '__name__=up', 'cluster='])('refuses %j', (text) => {
+    expect(() => clusterMatcher(text)).toThrow(InputError);
+  });
+});
+
