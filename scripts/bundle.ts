@@ -39,7 +39,7 @@ const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const outdir = path.join(repoRoot, 'dist/bundle');
 
 /** Dependencies gpu-audit imports only on demand, each in the few commands that need it. */
-const LOADED_ON_DEMAND = ['@aws-sdk/*', '@azure/*', '@inquirer/*', 'execa', 'ora', 'zod'];
+const LOADED_ON_DEMAND = ['@aws-sdk/*', '@aws-crypto/*', '@smithy/*', '@azure/*', '@inquirer/*', 'execa', 'ora', 'zod'];
 
 /**
  * CommonJS has no import.meta: its one use in our code (src/support/package-root.ts) and in fdir's

@@ -18,7 +18,6 @@ import type * as Ec2Sdk from '@aws-sdk/client-ec2';
 import type * as PricingSdk from '@aws-sdk/client-pricing';
 import type { SavingsPlanOfferingRate, SavingsplansClient } from '@aws-sdk/client-savingsplans';
 import type * as SavingsPlansSdk from '@aws-sdk/client-savingsplans';
-import { loadOptionalSdk } from './refresh/optional-sdk.js';
 import type { InstanceType } from '../model/index.js';
 import { awsErrorFacts, credentialRejectedMessage } from './refresh/aws-errors.js';
 import { hasGpus, instanceFromAws } from './refresh/aws-instance-types.js';
@@ -31,6 +30,7 @@ import { guardPages, mapLimit } from './refresh/paging.js';
 import { SAVINGS_PLAN_PAYMENT_OPTION, SAVINGS_PLAN_TYPES, savingsPlanRates, type SavingsPlanRates } from './refresh/aws-savings-plans.js';
 import { SPOT_PRODUCT_DESCRIPTION, typicalSpotPrices } from './refresh/spot-prices.js';
 import type { ProviderRefresh } from './refresh/types.js';
+import { loadOptionalModules } from '../support/index.js';
 
 export interface AwsRefreshOptions {
   regions: readonly string[];
@@ -256,7 +256,7 @@ export async function refreshAws(options: AwsRefreshOptions): Promise<ProviderRe
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
 
   // Loaded here so that other commands never pay for the SDKs.
-  const [ec2, pricing, savingsPlans] = await loadOptionalSdk(
+  const [ec2, pricing, savingsPlans] = await loadOptionalModules(
     () => Promise.all([import('@aws-sdk/client-ec2'), import('@aws-sdk/client-pricing'), import('@aws-sdk/client-savingsplans')]),
     ['@aws-sdk/client-ec2', '@aws-sdk/client-pricing', '@aws-sdk/client-savingsplans'],
     'catalog refresh --aws',

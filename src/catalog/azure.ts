@@ -13,9 +13,8 @@
  */
 import type { ComputeManagementClient, ResourceSku } from '@azure/arm-compute';
 import type { TokenCredential } from '@azure/identity';
-import { loadOptionalSdk } from './refresh/optional-sdk.js';
 import type { InstanceType } from '../model/index.js';
-import { UpstreamError } from '../support/index.js';
+import { loadOptionalModules, UpstreamError } from '../support/index.js';
 import { azureCredentialRejectedMessage, azureErrorFacts } from './refresh/azure-errors.js';
 import { DEFAULT_RETAIL_PRICES_URL, fetchRetailPrices, pricesFromRetailItems, retailPricesFilter } from './refresh/azure-retail-prices.js';
 import { instanceFromAzureSku } from './refresh/azure-skus.js';
@@ -128,14 +127,14 @@ export async function refreshAzure(options: AzureRefreshOptions): Promise<Provid
   let credential = options.credential;
   if (credential === undefined) {
     // Loaded here so that other commands never pay for the SDKs.
-    const identity = await loadOptionalSdk(() => import('@azure/identity'), AZURE_SDK, 'catalog refresh --azure');
+    const identity = await loadOptionalModules(() => import('@azure/identity'), AZURE_SDK, 'catalog refresh --azure');
     try {
       credential = new identity.DefaultAzureCredential();
     } catch (error) {
       throw new UpstreamError(`Azure credentials from ${credentialSource} could not be set up (${safeMessage(error instanceof Error ? error.message : String(error))})`, { endpoint: armEndpoint });
     }
   }
-  const { ComputeManagementClient } = await loadOptionalSdk(() => import('@azure/arm-compute'), AZURE_SDK, 'catalog refresh --azure');
+  const { ComputeManagementClient } = await loadOptionalModules(() => import('@azure/arm-compute'), AZURE_SDK, 'catalog refresh --azure');
   const client = new ComputeManagementClient(credential, options.subscriptionId, {
     endpoint: armEndpoint,
     retryOptions: { maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES, ...(options.retryDelayMs === undefined ? {} : { retryDelayInMs: options.retryDelayMs, maxRetryDelayInMs: options.retryDelayMs * 8 }) },

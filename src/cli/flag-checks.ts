@@ -9,7 +9,7 @@ import { InputError } from '../support/index.js';
 
 const PROMETHEUS_ONLY = [
   'since', 'until', 'step', 'selector', 'prometheusTimeout', 'prometheusConcurrency', 'prometheusClusterLabel', 'prometheusHeader',
-  'prometheusCaFile', 'prometheusClientCert', 'prometheusClientKey', 'prometheusInsecureSkipVerify',
+  'prometheusCaFile', 'prometheusClientCert', 'prometheusClientKey', 'prometheusInsecureSkipVerify', 'prometheusSigv4',
 ] as const;
 
 /** `--prometheus-timeout` for `prometheusTimeout`. */

@@ -107,7 +107,8 @@ export function addPrometheusOptions(command: Command): Command {
     .addOption(new Option('--prometheus-ca-file <file>', 'PEM of the CA that signed the server\'s certificate (also: GPU_AUDIT_PROMETHEUS_CA_FILE)'))
     .addOption(new Option('--prometheus-client-cert <file>', 'PEM client certificate for a server that asks for one (mTLS), with --prometheus-client-key'))
     .addOption(new Option('--prometheus-client-key <file>', 'PEM private key of --prometheus-client-cert'))
-    .addOption(new Option('--prometheus-insecure-skip-verify', 'accept any server certificate (encrypted, not authenticated: for a test server only)'));
+    .addOption(new Option('--prometheus-insecure-skip-verify', 'accept any server certificate (encrypted, not authenticated: for a test server only)'))
+    .addOption(new Option('--prometheus-sigv4 <region>', 'sign requests with AWS SigV4 for Amazon Managed Service for Prometheus in REGION (credentials: AWS_* variables or the default chain)'));
 }
 
 /** A repeatable option's values, in the order given. */

@@ -2,6 +2,7 @@ export { describeFailure, removeLeftoverTempFiles, sweepStaleTemporaries, writeF
 export { InputError, maskUrlCredentials, UpstreamError } from './errors.js';
 export { JsonElementSplitter, JsonSplitError, pieceSyntaxError, positionAfter } from './json-element-splitter.js';
 export type { JsonPosition } from './json-element-splitter.js';
+export { loadOptionalModules } from './optional-module.js';
 export { packageRoot } from './package-root.js';
 export { pathExists } from './path-exists.js';
 export { detached } from './text/detached.js';

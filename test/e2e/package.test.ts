@@ -46,6 +46,12 @@ describe('the packed package', () => {
     expect((JSON.parse(run.stdout) as { summary: { gpuCount: number } }).summary.gpuCount).toBe(16);
   }, 60_000);
 
+  it('audit --prometheus-sigv4 without the signer exits 2 naming what to install', () => {
+    const run = installed(['audit', '--prometheus', 'http://127.0.0.1:9', '--prometheus-sigv4', 'us-east-1'], { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'example' });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('gpu-audit: --prometheus-sigv4 needs @smithy/signature-v4, @aws-crypto/sha256-js, @aws-sdk/credential-provider-node, optional dependencies of gpu-audit that are not installed');
+  });
+
   it.each([
     ['--aws', ['--region', 'us-east-1'], '@aws-sdk/client-ec2, @aws-sdk/client-pricing, @aws-sdk/client-savingsplans'],
     ['--azure', ['--subscription', '00000000-0000-0000-0000-000000000000', '--location', 'eastus'], '@azure/identity, @azure/arm-compute'],

@@ -3,6 +3,7 @@
  * exit 2 for bad usage (before any request), exit 3 naming the URL for an unreachable server,
  * and never a credential in the output.
  */
+import { createHash, createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -223,3 +224,80 @@ describe('audit --prometheus connection flags', () => {
     expect(run.output).toMatch(message);
   });
 });
+
+/**
+ * AWS Signature Version 4 recomputed from the request as the server received it, by the
+ * published algorithm (canonical request, string to sign, the HMAC chain of the signing key):
+ * an oracle apart from the signer under test.
+ */
+function verifySigV4(request: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }, secret: string): { scope: string; signedHeaders: string[]; valid: boolean } {
+  const auth = /^AWS4-HMAC-SHA256 Credential=[^/]+\/([^,]+), SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/u.exec(String(request.headers.authorization));
+  if (auth === null) return { scope: '', signedHeaders: [], valid: false };
+  const [, scope, signed, signature] = auth as unknown as [string, string, string, string];
+  const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+  const encode = (text: string): string => encodeURIComponent(text).replace(/[!'()*]/gu, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const url = new URL(request.url, 'http://placeholder');
+  const query = [...url.searchParams].map(([name, value]) => `${encode(name)}=${encode(value)}`).sort().join('&');
+  const signedHeaders = signed.split(';');
+  const canonicalHeaders = signedHeaders.map((name) => `${name}:${String(request.headers[name]).trim().replace(/\s+/gu, ' ')}\n`).join('');
+  const canonical = [request.method, url.pathname, query, canonicalHeaders, signed, sha256(request.body)].join('\n');
+  const stringToSign = ['AWS4-HMAC-SHA256', String(request.headers['x-amz-date']), scope, sha256(canonical)].join('\n');
+  const key = scope.split('/').reduce<Buffer | string>((previous, part) => createHmac('sha256', previous).update(part).digest(), `AWS4${secret}`);
+  return { scope, signedHeaders, valid: createHmac('sha256', key).update(stringToSign).digest('hex') === signature };
+}
+
+describe('audit --prometheus-sigv4 (Amazon Managed Service for Prometheus)', () => {
+  const SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
+
+  it('signs every request as AWS verifies it: service aps, the region given, the body, the query and the headers sent', async () => {
+    const seen: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+    const server = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+      request.on('end', () => {
+        seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body });
+        // One metric exists, so the queries (POSTed, their bodies signed) follow; none finds a series.
+        const data = (request.url ?? '').includes('/label/') ? ['DCGM_FI_DEV_GPU_UTIL']
+          : { resultType: (request.url ?? '').includes('query_range') ? 'matrix' : 'vector', result: [] };
+        response.writeHead(200, { 'Content-Type': 'application/json' });
+        response.end(JSON.stringify({ status: 'success', data }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/workspaces/ws-0123`;
+      const run = await cli(['audit', '--prometheus', url, '--since', '1h', '--prometheus-sigv4', 'eu-west-1'], {
+        AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: SECRET, AWS_SESSION_TOKEN: 'session-token-example',
+      });
+      // The answers are empty, so the audit ends (2 or 3, as the first empty answer decides); what counts is how each request was signed.
+      expect([2, 3]).toContain(run.status);
+      expect(seen.length).toBeGreaterThan(1);
+      for (const request of seen) {
+        const verified = verifySigV4(request, SECRET);
+        expect(verified.valid, `${request.method} ${request.url}`).toBe(true);
+        expect(verified.scope).toMatch(/^\d{8}\/eu-west-1\/aps\/aws4_request$/u);
+        expect(verified.signedHeaders).toEqual(expect.arrayContaining(['host', 'x-amz-date', 'x-amz-security-token']));
+        expect(request.headers['x-amz-security-token']).toBe('session-token-example');
+        expect(request.url.startsWith('/workspaces/ws-0123/api/v1/')).toBe(true);
+      }
+      // The oracle tells a wrong key apart, and the POSTed queries (their bodies signed) were among the requests.
+      expect(verifySigV4(seen[0]!, 'not-the-secret').valid).toBe(false);
+      expect(seen.some((request) => request.method === 'POST' && request.body.includes('query='))).toBe(true);
+      expect(run.output).not.toContain(SECRET);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  }, 20_000);
+
+  it('refuses other credentials beside the signature, before any request', async () => {
+    const port = await freePort();
+    const run = await cli(['audit', '--prometheus', `http://127.0.0.1:${port}`, '--since', '1h', '--prometheus-sigv4', 'us-east-1'], {
+      AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: SECRET, GPU_AUDIT_PROMETHEUS_TOKEN: CANARY,
+    });
+    expect(run.status).toBe(2);
+    expect(run.output).toContain('--prometheus-sigv4 signs every request itself: drop the other credentials');
+    expect(run.output).not.toContain(CANARY);
+  });
+});
+

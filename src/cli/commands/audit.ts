@@ -52,6 +52,7 @@ export interface AuditCommandOptions {
   prometheusClientCert?: string;
   prometheusClientKey?: string;
   prometheusInsecureSkipVerify?: boolean;
+  prometheusSigv4?: string;
   /** --k8s files, --kubectl and its --kube-context (addKubernetesOptions); absent on commands without them. */
   k8s?: string[];
   kubectl?: boolean;
@@ -161,6 +162,7 @@ export async function buildAuditOptions(
       ...(options.prometheusTimeout === undefined ? {} : { timeoutMs: options.prometheusTimeout * 1000 }),
       ...(options.prometheusConcurrency === undefined ? {} : { concurrency: options.prometheusConcurrency }),
       ...(options.prometheusClusterLabel === undefined ? {} : { clusterLabel: options.prometheusClusterLabel }),
+      ...(options.prometheusSigv4 === undefined ? {} : { sigv4Region: options.prometheusSigv4 }),
       connection: {
         ...(options.prometheusHeader === undefined ? {} : { headers: options.prometheusHeader }),
         ...(options.prometheusCaFile === undefined ? {} : { caFile: options.prometheusCaFile }),

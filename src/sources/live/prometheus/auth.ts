@@ -18,6 +18,7 @@
 import { readFileSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
 import { InputError } from '../../../support/index.js';
+import type { RequestSigner } from './sigv4.js';
 
 export interface PrometheusConnection {
   /** Base URL without credentials, without a trailing slash (`https://prom.example/prometheus`). */
@@ -31,6 +32,8 @@ export interface PrometheusConnection {
   clientCertificate?: { cert: string; key: string };
   /** Accept any server certificate (--prometheus-insecure-skip-verify): the connection is encrypted but not authenticated. */
   insecureSkipVerify?: boolean;
+  /** Signs each request as sent (--prometheus-sigv4, ./sigv4.ts): the headers to send instead of `headers`. */
+  sign?: RequestSigner;
   /** Host name resolution (node:dns lookup by default); tests inject a failing one instead of asking a DNS server. */
   lookup?: LookupFunction;
 }

@@ -53,22 +53,25 @@ function transportError(error: Error): TransportError {
   return new TransportError(code === undefined ? error.message : `${code}: ${error.message}`, code);
 }
 
-export function sendForm(
+export async function sendForm(
   connection: PrometheusConnection, method: 'GET' | 'POST', path: string, form: URLSearchParams, timeoutMs: number, signal?: AbortSignal,
 ): Promise<HttpAnswer> {
   const url = new URL(connection.baseUrl.pathname.replace(/\/+$/, '') + path, connection.baseUrl);
   if (method === 'GET') url.search = form.toString();
-  const payload = Buffer.from(method === 'POST' ? form.toString() : '');
+  const body = method === 'POST' ? form.toString() : '';
+  const payload = Buffer.from(body);
   const transport = url.protocol === 'https:' ? https : http;
+  const unsigned = {
+    ...connection.headers,
+    ...(method === 'POST' ? { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(payload.length) } : {}),
+    'Accept-Encoding': 'gzip',
+    Accept: 'application/json',
+  };
+  const headers = connection.sign === undefined ? unsigned : await connection.sign({ method, url, headers: unsigned, body });
   return new Promise((resolve, reject) => {
     const request = transport.request(url, {
       method,
-      headers: {
-        ...connection.headers,
-        ...(method === 'POST' ? { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(payload.length) } : {}),
-        'Accept-Encoding': 'gzip',
-        Accept: 'application/json',
-      },
+      headers,
       ...(connection.ca === undefined ? {} : { ca: connection.ca }),
       ...(connection.clientCertificate === undefined ? {} : connection.clientCertificate),
       ...(connection.insecureSkipVerify === true ? { rejectUnauthorized: false } : {}),

@@ -8,6 +8,8 @@ import { prometheusConnection, type PrometheusConnectionFlags } from './auth.js'
 import { type ClientOptions, PrometheusClient, type TransferStats } from './client.js';
 import { type CollectedDevice, type Collection, collectFromPrometheus } from './read-prometheus.js';
 import { clusterMatcher, parseSelector } from './selector.js';
+import { sigV4Signer } from './sigv4.js';
+import { InputError } from '../../../support/index.js';
 import { resolveWindow, type AuditWindow } from './window.js';
 
 export type { CollectedDevice, CollectedPod } from './read-prometheus.js';
@@ -29,6 +31,8 @@ export interface PrometheusSourceOptions {
   clusterLabel?: string;
   /** The connection flags, each over its environment variable (./auth.ts). */
   connection?: PrometheusConnectionFlags;
+  /** --prometheus-sigv4: the AWS region whose Amazon Managed Service for Prometheus signs the requests (./sigv4.ts). */
+  sigv4Region?: string;
   idleThresholdPct: number;
   env: NodeJS.ProcessEnv;
   nowMs: number;
@@ -64,6 +68,12 @@ export async function readPrometheus(options: PrometheusSourceOptions): Promise<
   ];
   const window = resolveWindow({ since: options.since, ...(options.until === undefined ? {} : { until: options.until }), ...(options.step === undefined ? {} : { step: options.step }) }, options.nowMs);
   const connection = prometheusConnection(options.url, options.env, options.connection);
+  if (options.sigv4Region !== undefined) {
+    if (Object.keys(connection.headers).some((name) => name.toLowerCase() === 'authorization')) {
+      throw new InputError('--prometheus-sigv4 signs every request itself: drop the other credentials (GPU_AUDIT_PROMETHEUS_TOKEN, _USER, user:password in the URL, an Authorization header)');
+    }
+    connection.sign = await sigV4Signer(options.sigv4Region, options.env);
+  }
   let planned = 0;
   const client = new PrometheusClient(connection, {
     ...options.client,

@@ -1,9 +1,10 @@
 /**
- * The cloud SDKs are optional dependencies: only `catalog refresh` uses them, and an install
- * with `--omit=optional` leaves them out (they are most of an install's size). A refresh
- * without them ends in one line saying what to install (exit 2), not a module-resolution trace.
+ * The AWS and Azure SDKs are optional dependencies: only `catalog refresh` and
+ * `--prometheus-sigv4` use them, and an install with `--omit=optional` leaves them out (they
+ * are most of an install's size). Without them those end in one line saying what to install
+ * (exit 2), not a module-resolution trace.
  */
-import { InputError } from '../../support/index.js';
+import { InputError } from './errors.js';
 
 const NOT_FOUND_CODES = new Set(['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND']);
 
@@ -11,7 +12,7 @@ const NOT_FOUND_CODES = new Set(['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND']);
  * Runs `load` (an `import()` of the SDK packages, written out so that the bundler sees them)
  * and turns a missing package into an InputError naming `packages` and the flag that needs them.
  */
-export async function loadOptionalSdk<T>(load: () => Promise<T>, packages: readonly string[], flag: string): Promise<T> {
+export async function loadOptionalModules<T>(load: () => Promise<T>, packages: readonly string[], flag: string): Promise<T> {
   try {
     return await load();
   } catch (error) {
