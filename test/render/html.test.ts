@@ -186,8 +186,27 @@ describe('the sections', () => {
     report.recommendations = [{ ...report.recommendations[0]!, targets }];
     const many = render(report);
     expect(many).toContain('<h3>1. rightsize: unknown-gpu-0, unknown-gpu-1, unknown-gpu-2, unknown-gpu-3 and 1,230 more <span class="saving">');
-    expect(many).toContain(`<dl><dt>Targets (1,234)</dt><dd>${targets.join(', ')}</dd><dt>Current</dt>`);
+    expect(many).toContain(`<dl><dt>Targets (1,234)</dt><dd>${targets.join(', ')}</dd><dt>In the total</dt><dd>yes</dd><dt>Current</dt>`);
     expect(output).not.toContain('<dt>Targets');
+  });
+
+  it('mark an alternative and keep it after what counts; a cost in its own colour; nothing saved not green', () => {
+    const report = structuredClone(FINDINGS_AND_RECOMMENDATIONS);
+    const [first] = report.recommendations;
+    report.recommendations = [
+      { ...first!, kind: 'replicas', monthlySavingsUsd: 0, counted: true },
+      { ...first!, kind: 'mps', monthlySavingsUsd: 500, counted: false, alternativeTo: 'rightsize:x' },
+      { ...first!, kind: 'rightsize', monthlySavingsUsd: -200, counted: true },
+    ];
+    const text = render(report);
+    const headings = [...text.matchAll(/<article class="recommendation( step-cost)?"><h3>(\d)\. (\w+):.*?<span class="(\w+)">([^<]+)<\/span><\/h3>/gu)].map((match) => [match[2], match[3], match[4], match[5], match[1] ?? '']);
+    expect(headings).toEqual([
+      ['1', 'replicas', 'muted', '$0/month', ''],
+      ['2', 'rightsize', 'cost', '-$200/month', ' step-cost'],
+      ['3', 'mps', 'saving', '$500/month', ''],
+    ]);
+    expect(text).toContain('<span class="badge">alternative</span>');
+    expect(text).toContain('<dt>In the total</dt><dd>no, an alternative to rightsize:x</dd>');
   });
 
   it('list the ids of the GPUs in the table', () => {

@@ -162,12 +162,18 @@ function recommendationCard(item: Recommendation, position: number, names: GpuNa
   const reasons = item.confidenceReasons.length > 0 ? `: ${item.confidenceReasons.join('; ')}` : '';
   const config = item.config === undefined ? null
     : html`<details open><summary>Configuration (${item.config.format})</summary><pre><code>${escapeHtmlBlock(item.config.text)}</code></pre></details>`;
-  return html`<article class="recommendation"><h3>${position}. ${item.kind}: ${headingTargets(targets)} <span class="saving">${formatUsd(item.monthlySavingsUsd, 0)}/month</span></h3><dl>${allTargets}<dt>Current</dt><dd>${item.current}</dd><dt>Proposed</dt><dd>${item.proposed}</dd><dt>Confidence</dt><dd>${item.confidence}${reasons}</dd><dt>Risks</dt><dd>${item.risks.length > 0 ? item.risks.join('; ') : 'none named'}</dd><dt>Rationale</dt><dd>${item.rationale}</dd><dt>Evidence</dt><dd class="evidence">${describeEvidence(item.evidence)}</dd></dl>${config}</article>`;
+  // A cost is not a saving, and nothing saved is not a green figure (a `replicas` step that adds capacity saves $0).
+  const tone = item.monthlySavingsUsd < 0 ? 'cost' : item.monthlySavingsUsd > 0 ? 'saving' : 'muted';
+  const alternative = item.alternativeTo === undefined ? null : html` <span class="badge">alternative</span>`;
+  const inTotal = item.counted === undefined ? null
+    : html`<dt>In the total</dt><dd>${item.counted ? 'yes' : item.alternativeTo === undefined ? 'no' : `no, an alternative to ${item.alternativeTo}`}</dd>`;
+  return html`<article class="recommendation${tone === 'cost' ? ' step-cost' : ''}"><h3>${position}. ${item.kind}: ${headingTargets(targets)}${alternative} <span class="${tone}">${formatUsd(item.monthlySavingsUsd, 0)}/month</span></h3><dl>${allTargets}${inTotal}<dt>Current</dt><dd>${item.current}</dd><dt>Proposed</dt><dd>${item.proposed}</dd><dt>Confidence</dt><dd>${item.confidence}${reasons}</dd><dt>Risks</dt><dd>${item.risks.length > 0 ? item.risks.join('; ') : 'none named'}</dd><dt>Rationale</dt><dd>${item.rationale}</dd><dt>Evidence</dt><dd class="evidence">${describeEvidence(item.evidence)}</dd></dl>${config}</article>`;
 }
 
 export function recommendationsSection(report: Report, names: GpuNames): SafeHtml {
   if (report.recommendations.length === 0) return html`<section id="recommendations"><h2>Recommendations</h2><p>None.</p></section>`;
-  const cards = [...report.recommendations].sort(bySavings).map((item, index) => recommendationCard(item, index + 1, names));
+  // What counts in the total first, alternatives after, as the terminal and Markdown order them.
+  const cards = [...report.recommendations].sort((left, right) => Number(left.counted === false) - Number(right.counted === false) || bySavings(left, right)).map((item, index) => recommendationCard(item, index + 1, names));
   return html`<section id="recommendations"><h2>Recommendations</h2><p>Potential savings: <strong>${formatUsd(report.summary.potentialMonthlySavingsUsd, 0)}/month</strong> (fleet total as the recommender reports it). Sorted by monthly savings.</p>${cards}</section>`;
 }
 
