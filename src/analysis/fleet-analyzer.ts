@@ -8,7 +8,7 @@
  * (./timeline.ts) and the GpuEntry is built (./gpu-entry.ts).
  */
 import { MS_PER_HOUR } from '../model/index.js';
-import type { ContainerCpuSample, DeviceInfo, DeviceRef, GpuSample, HostCpuSample, ObservationSink, PodAssignment, ProcessCpuSample, ProcessSample, SourceWarning } from '../model/index.js';
+import type { ContainerCpuSample, DeviceInfo, DeviceRef, GpuSample, HostCpuSample, ObservationSink, PodAssignment, ProcessCpuSample, ProcessSample, ServingSample, SourceWarning } from '../model/index.js';
 import type { GpuEntry } from '../model/index.js';
 import { FigureAccumulator } from './figure-accumulator.js';
 import { buildGpuEntry, type DeviceFacts, type DeviceInventory } from './gpu-entry.js';
@@ -18,6 +18,8 @@ import { MAX_CONTAINERS_PER_DEVICE, PodAssignmentTable, type PodAssignmentRecord
 import { CpuUsageTable, MAX_CPU_SERIES, type ContainerCpuFigures, type HostCpuFigures } from './cpu-pipeline/cpu-usage.js';
 import { MAX_PROCESS_SERIES, ProcessCpuTable, type ProcessTreeCpuFigures } from './cpu-pipeline/process-cpu.js';
 import { ProcessTable } from './processes.js';
+import { servingEntries, type ServingEntriesResult } from './serving/serving-entries.js';
+import { MAX_SERVING_INSTANCES, MAX_SERVING_SERIES_PER_INSTANCE, ServingTable } from './serving/serving-table.js';
 import { sampleValues } from './sample-values.js';
 import { LARGEST_INTERVALS_KEPT, MAX_KEPT_INTERVALS, SeriesRecorder, seriesBudgets } from './series.js';
 import { closeTimeline, selectNonOverlapping, type SourcedSeries } from './timeline.js';
@@ -53,6 +55,8 @@ export interface FleetProfile {
   cpu?: { hosts: HostCpuFigures[]; containers: ContainerCpuFigures[] };
   /** CPU of each GPU process with its descendants (collect bundle processes.csv, ./cpu-pipeline/process-cpu.ts); absent without it. */
   processCpu?: ProcessTreeCpuFigures[];
+  /** Inference servers and their KPIs (./serving/), before their workload and cost are known; absent without serving metrics. */
+  serving?: ServingEntriesResult['entries'];
 }
 
 export interface FleetAnalyzer extends ObservationSink {
@@ -184,6 +188,8 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   /** CPU times of GPU process trees; created on the first reading. */
   private processCpuTable: ProcessCpuTable | undefined;
   private processCpuOverflowSource: string | undefined;
+  private servingTable: ServingTable | undefined;
+  private servingSource: string | undefined;
   /** The report's zone, for hour-of-week; shared by every series so its offset cache is too. */
   private readonly clock: ZoneClock;
   /** What all series together may hold: remembered intervals and timeline buckets. */
@@ -248,6 +254,12 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
 
   containerCpu(sample: ContainerCpuSample): void {
     this.cpuTable().containerCpu(sample);
+  }
+
+  serving(sample: ServingSample): void {
+    this.servingTable ??= new ServingTable();
+    this.servingSource ??= this.currentSource().label;
+    this.servingTable.add(sample);
   }
 
   processCpu(sample: ProcessCpuSample): void {
@@ -341,8 +353,23 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       warnings.push({ source: this.processCpuOverflowSource ?? '', message: `more than ${MAX_PROCESS_SERIES} processes in GPU process trees; ${this.processCpuTable!.droppedReadings} readings of the others were not kept` });
     }
     const processCpu = this.processCpuTable?.trees();
+    const serving = this.servingTable === undefined ? undefined : this.servingFigures(warnings);
     this.releaseAll();
-    return { gpus, window: { startMs, endMs, seconds }, warnings, deviceFacts, podAssignments, ...(cpu === undefined ? {} : { cpu }), ...(processCpu === undefined ? {} : { processCpu }) };
+    return {
+      gpus, window: { startMs, endMs, seconds }, warnings, deviceFacts, podAssignments,
+      ...(cpu === undefined ? {} : { cpu }), ...(processCpu === undefined ? {} : { processCpu }), ...(serving === undefined ? {} : { serving }),
+    };
+  }
+
+  /** The serving entries, with what was left out said on the first input that had serving metrics. */
+  private servingFigures(warnings: AnalysisWarning[]): ServingEntriesResult['entries'] {
+    const table = this.servingTable!;
+    const source = this.servingSource ?? '';
+    const result = servingEntries(table.instances.values());
+    for (const message of result.warnings) warnings.push({ source, message });
+    if (table.outOfOrder > 0) warnings.push({ source, message: `${table.outOfOrder} inference-server readings older than a later scrape of the same server were left out` });
+    if (table.dropped > 0) warnings.push({ source, message: `more than ${MAX_SERVING_INSTANCES} inference-server instances or ${MAX_SERVING_SERIES_PER_INSTANCE} series of one; ${table.dropped} readings of the others were not kept` });
+    return result.entries;
   }
 
   /** After `finish`: nothing of the devices is needed any more (retainedState reads zero). */
@@ -352,6 +379,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     this.lastRefObject = undefined;
     this.cpuUsage = undefined;
     this.processCpuTable = undefined;
+    this.servingTable = undefined;
   }
 
   private currentSource(): SourceState {

@@ -29,3 +29,5 @@ export { accountMigBoards } from './mig-accounting.js';
 export type { PodAssignmentRecord } from './pod-assignments.js';
 export { UNASSIGNED, detectPreallocation, matchesGlob, profileWorkloads } from './workloads/index.js';
 export type { WorkloadDefinition } from './workloads/index.js';
+export { joinServing } from './serving/serving-workloads.js';
+export { servingFindings } from './serving/serving-findings.js';

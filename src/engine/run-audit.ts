@@ -13,10 +13,12 @@ import {
   hostCpuFromTotals,
   accountMigBoards,
   identifyModels,
+  joinServing,
   nodesByHost,
   pipelineInputs,
   podsOnDevices,
   priceGpus,
+  servingFindings,
   profileWorkloads,
   summarizeFleet,
   type FleetProfile,
@@ -105,7 +107,7 @@ export interface AuditResult {
 
 /** What either kind of source hands to the rest of the pipeline. */
 interface ReadProfile {
-  profile: Pick<FleetProfile, 'gpus' | 'window' | 'deviceFacts'> & Partial<Pick<FleetProfile, 'podAssignments' | 'cpu' | 'processCpu'>>;
+  profile: Pick<FleetProfile, 'gpus' | 'window' | 'deviceFacts'> & Partial<Pick<FleetProfile, 'podAssignments' | 'cpu' | 'processCpu' | 'serving'>>;
   sources: SourceSummary[];
   failures: InputError[];
   transfer?: TransferStats;
@@ -193,6 +195,8 @@ async function finishAudit({ profile, sources, failures, transfer }: ReadProfile
     ...(reserved1yDiscountPct === undefined ? {} : { commitment: { fraction: reserved1yDiscountPct / 100, source: 'gpu-audit.yaml pricing.discounts.reserved1yPct' } }),
   });
   options.performance?.onPlanDone?.();
+  const gpuHost = new Map(gpus.map((gpu) => [gpu.id, gpu.host]));
+  const serving = profile.serving === undefined ? undefined : joinServing(profile.serving, workloads, options.workloads ?? [], gpuHost);
   const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
   const report: Report = {
     schemaVersion: REPORT_SCHEMA_VERSION,
@@ -210,11 +214,15 @@ async function finishAudit({ profile, sources, failures, transfer }: ReadProfile
     catalog: { name: catalog.name, asOf: catalog.asOf, source: catalog.origin, ageDays: catalog.ageDays },
     gpus,
     workloads,
-    findings: [...gpuFindings(gpus, profile.window.seconds, { idleThresholdPct: options.idleThresholdPct }), ...advice.findings, ...(kubernetes?.findings ?? [])],
+    findings: [
+      ...gpuFindings(gpus, profile.window.seconds, { idleThresholdPct: options.idleThresholdPct }), ...advice.findings, ...(kubernetes?.findings ?? []),
+      ...(serving === undefined ? [] : servingFindings(serving, options.workloads ?? [])),
+    ],
     plan: advice.plan,
     recommendations: advice.recommendations,
     summary: summarizeFleet(gpus, advice.plan.monthlySavingsUsd),
     ...(kubernetes === undefined ? {} : { kubernetes: kubernetes.section }),
+    ...(serving === undefined ? {} : { serving }),
   };
   return transfer === undefined ? { report, failures } : { report, failures, transfer };
 }

@@ -19,6 +19,9 @@ export const FINDING_CODES = {
   'sharing-contention': { rule: 'workloads that could share one GPU burst together: sharing would slow them' },
   'spot-blocked': { rule: 'checkpointed jobs could run on spot but share their instance with work that must run at any hour' },
   'partly-observed-host': { rule: 'the host\'s instance type holds more GPUs than the telemetry showed: it cannot be released on this evidence' },
+  'slo-breach': { rule: 'an inference server\'s measured p95 latency is above its workload\'s SLO' },
+  'kv-cache-pressure': { rule: 'an inference server\'s KV cache stays nearly full, or requests were preempted for want of it' },
+  'queue-saturation': { rule: 'requests wait in an inference server\'s queue scrape after scrape' },
 } as const satisfies Record<string, { rule: string }>;
 
 export type FindingCode = keyof typeof FINDING_CODES;

@@ -175,6 +175,48 @@ export interface ProcessCpuSample {
   cpuSecondsTotal: number;
 }
 
+/** The inference servers whose Prometheus metrics gpu-audit reads (src/sources/formats/serving-metrics.ts). */
+export const SERVING_SERVERS = ['vllm', 'nim', 'sglang', 'tgi', 'triton'] as const;
+export type ServingServer = (typeof SERVING_SERVERS)[number];
+
+/**
+ * What a serving metric measures, whatever the server calls it: counters (cumulative since the
+ * server started), gauges, latency histograms (seconds) and Triton's cumulative microsecond
+ * counters, each in the unit its name says.
+ */
+export type ServingMetric =
+  | 'requests' | 'failed-requests' | 'prompt-tokens' | 'generation-tokens' | 'preemptions'
+  | 'running' | 'waiting' | 'kv-cache-usage'
+  | 'e2e-latency' | 'ttft' | 'tpot' | 'queue-time'
+  | 'request-duration-us' | 'queue-duration-us' | 'compute-duration-us'
+  | 'request-summary-us';
+
+export type ServingReadingKind = 'counter' | 'gauge' | 'bucket' | 'sum' | 'count' | 'quantile';
+
+/**
+ * One reading of an inference server's metric, keyed by the server instance it came from
+ * (`instance`: server, host, pod and model, as the parser names them). A histogram arrives as
+ * its buckets (`le`), `_sum` and `_count`; a summary as its quantiles.
+ */
+export interface ServingSample {
+  server: ServingServer;
+  /** The server instance: one per process serving one model (`vllm host/pod model engine`). */
+  instance: string;
+  host: string;
+  model: string | null;
+  namespace: string | null;
+  pod: string | null;
+  /** Epoch milliseconds of the scrape; undefined for a scrape without timestamps. */
+  time: number | undefined;
+  metric: ServingMetric;
+  kind: ServingReadingKind;
+  /** The series within the metric (a counter split by finished_reason, a bucket's other labels), so readings of one series are compared with each other only. */
+  series: string;
+  /** Upper bound of a bucket (`+Inf` as Infinity), or the quantile of a summary reading. */
+  bound?: number;
+  value: number;
+}
+
 export interface ObservationSink {
   device(info: DeviceInfo): void;
   sample(sample: GpuSample): void;
@@ -186,6 +228,8 @@ export interface ObservationSink {
   hostCpu?(sample: HostCpuSample): void;
   containerCpu?(sample: ContainerCpuSample): void;
   processCpu?(sample: ProcessCpuSample): void;
+  /** Optional: only sinks that profile inference servers implement it. */
+  serving?(sample: ServingSample): void;
   /**
    * A parser that sends much at once with no input read in between (a Prometheus answer's
    * samples, sent device by device after the whole document) awaits this now and then, so that

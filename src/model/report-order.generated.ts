@@ -281,9 +281,30 @@ const kubernetesSection: ContractNode = {
   nested: { pods: kubernetesPodEntry, nodes: kubernetesNodeEntry },
 };
 
+const servingLatency: ContractNode = {
+  definition: 'ServingLatency',
+  keys: ['count', 'meanSeconds', 'p50Seconds', 'p95Seconds', 'p99Seconds', 'aboveSeconds'],
+  optional: [],
+  nested: {},
+};
+
+const servingGauge: ContractNode = {
+  definition: 'ServingGauge',
+  keys: ['mean', 'max'],
+  optional: [],
+  nested: {},
+};
+
+const servingEntry: ContractNode = {
+  definition: 'ServingEntry',
+  keys: ['server', 'instance', 'host', 'model', 'namespace', 'pod', 'workload', 'basis', 'scrapes', 'windowSeconds', 'counterResets', 'requests', 'failedRequests', 'requestsPerSecond', 'promptTokens', 'generationTokens', 'generationTokensPerSecond', 'preemptions', 'e2eLatency', 'ttft', 'tpot', 'queueTime', 'running', 'waiting', 'kvCacheUsagePct', 'costPer1000RequestsUsd', 'costPer1000TokensUsd'],
+  optional: [],
+  nested: { e2eLatency: servingLatency, ttft: servingLatency, tpot: servingLatency, queueTime: servingLatency, running: servingGauge, waiting: servingGauge, kvCacheUsagePct: servingGauge },
+};
+
 export const REPORT_ORDER: ContractNode = {
   definition: 'Report',
-  keys: ['schemaVersion', 'generatedAt', 'tool', 'window', 'settings', 'sources', 'catalog', 'gpus', 'workloads', 'findings', 'plan', 'recommendations', 'summary', 'kubernetes'],
-  optional: ['kubernetes'],
-  nested: { tool: tool, window: reportWindow, settings: reportSettings, sources: sourceSummary, catalog: catalog, gpus: gpuEntry, workloads: workloadEntry, findings: finding, plan: plan, recommendations: recommendation, summary: fleetSummary, kubernetes: kubernetesSection },
+  keys: ['schemaVersion', 'generatedAt', 'tool', 'window', 'settings', 'sources', 'catalog', 'gpus', 'workloads', 'findings', 'plan', 'recommendations', 'summary', 'kubernetes', 'serving'],
+  optional: ['kubernetes', 'serving'],
+  nested: { tool: tool, window: reportWindow, settings: reportSettings, sources: sourceSummary, catalog: catalog, gpus: gpuEntry, workloads: workloadEntry, findings: finding, plan: plan, recommendations: recommendation, summary: fleetSummary, kubernetes: kubernetesSection, serving: servingEntry },
 };

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { FINDING_CODE_NAMES } from './finding-codes.js';
 import { RECOMMENDATION_KINDS } from './recommendation-kinds.js';
 import { REPORT_SCHEMA_VERSION, TIMELINE_MAX_BUCKETS } from './report-constants.js';
+import { SERVING_SERVERS } from './observations.js';
 
 export const Tool = z.object({
   name: z.string().describe("Program name (`gpu-audit`)."),
@@ -412,6 +413,50 @@ export const KubernetesSection = z.object({
   nodes: z.array(KubernetesNodeEntry).describe("Nodes with GPUs, by name."),
 }).meta({ id: "KubernetesSection", description: "Kubernetes attribution: GPU pods and GPU nodes, from `--k8s` files or `--kubectl`." });
 
+export const ServingLatency = z.object({
+  count: z.number().min(0).describe("Observations in the histogram over the basis (requests, or tokens for tpot). Unit: count."),
+  meanSeconds: z.number().min(0).nullable().describe("Histogram sum / count. Unit: seconds."),
+  p50Seconds: z.number().min(0).nullable().describe("Median, interpolated inside its bucket as histogram_quantile does; null without a +Inf bucket or observations. Unit: seconds."),
+  p95Seconds: z.number().min(0).nullable().describe("95th percentile, as p50Seconds. Unit: seconds."),
+  p99Seconds: z.number().min(0).nullable().describe("99th percentile, as p50Seconds. Unit: seconds."),
+  aboveSeconds: z.number().min(0).nullable().describe("Set where a quantile fell in the +Inf bucket: the highest finite bucket bound, which that quantile then reports; the true value is above it. Unit: seconds."),
+}).meta({ id: "ServingLatency", description: "A latency histogram of an inference server, over the entry's basis." });
+
+export const ServingGauge = z.object({
+  mean: z.number().min(0).describe("Mean of the readings (each scrape counts once). Unit: that of the field."),
+  max: z.number().min(0).describe("Largest reading. Unit: that of the field."),
+}).meta({ id: "ServingGauge", description: "A gauge over the scrapes read." });
+
+export const ServingEntry = z.object({
+  server: z.enum(SERVING_SERVERS).describe("Which inference server wrote the metrics."),
+  instance: z.string().describe("The server instance: server, host, pod, model and engine, as far as the labels name them."),
+  host: z.string().describe("Host of the server (node label, instance without its port, else the input's host)."),
+  model: z.string().nullable().describe("Model served (`model_name`, Triton's `model`); null when unlabelled."),
+  namespace: z.string().nullable().describe("Kubernetes namespace label; null when absent."),
+  pod: z.string().nullable().describe("Kubernetes pod label; null when absent."),
+  workload: z.string().nullable().describe("The gpu-audit.yaml workload the server belongs to (by pod selector, else the one inference workload on its host); null when none or several."),
+  basis: z.enum(["window", "since-start"]).describe("`window`: counters and histograms are increases between the first and last timed scrape (resets handled as rate() does); `since-start`: one scrape, or scrapes without timestamps, so the figures are the counters' totals since the server started and no rate is known."),
+  scrapes: z.number().int().min(1).describe("Scrapes read (distinct timestamps; untimed pages count one each). Unit: count."),
+  windowSeconds: z.number().min(0).nullable().describe("From the first to the last timed scrape; null on the since-start basis. Unit: seconds."),
+  counterResets: z.number().int().min(0).describe("Server restarts seen in the window: the most times any one counter fell below its reading before (each fall counted from 0 again, as rate() does). Unit: count."),
+  requests: z.number().min(0).nullable().describe("Successful requests over the basis. Unit: requests."),
+  failedRequests: z.number().min(0).nullable().describe("Failed requests over the basis, where the server counts them. Unit: requests."),
+  requestsPerSecond: z.number().min(0).nullable().describe("requests / windowSeconds. Unit: requests per second."),
+  promptTokens: z.number().min(0).nullable().describe("Prompt (input) tokens over the basis. Unit: tokens."),
+  generationTokens: z.number().min(0).nullable().describe("Generated (output) tokens over the basis. Unit: tokens."),
+  generationTokensPerSecond: z.number().min(0).nullable().describe("generationTokens / windowSeconds. Unit: tokens per second."),
+  preemptions: z.number().min(0).nullable().describe("Requests preempted for want of KV cache (vLLM). Unit: count."),
+  e2eLatency: ServingLatency.nullable().describe("End-to-end request latency (Triton: the mean of its cumulative request duration, no quantiles)."),
+  ttft: ServingLatency.nullable().describe("Time to first token."),
+  tpot: ServingLatency.nullable().describe("Time per output token (vLLM V1: inter-token latency)."),
+  queueTime: ServingLatency.nullable().describe("Time requests waited in the server's queue."),
+  running: ServingGauge.nullable().describe("Requests being processed (batch size). Unit: requests."),
+  waiting: ServingGauge.nullable().describe("Requests queued (Triton: pending). Unit: requests."),
+  kvCacheUsagePct: ServingGauge.nullable().describe("KV-cache blocks in use (vLLM, SGLang token usage). Unit: percent."),
+  costPer1000RequestsUsd: z.number().min(0).nullable().describe("The workload's GPU cost over the window (hourly cost x windowSeconds / 3600, shared by its servers in proportion to their requests) / requests x 1000; null without a workload, a price or the window basis. Unit: USD per 1,000 requests."),
+  costPer1000TokensUsd: z.number().min(0).nullable().describe("As costPer1000RequestsUsd, over generated tokens. Unit: USD per 1,000 generated tokens."),
+}).meta({ id: "ServingEntry", description: "One inference-server instance and its serving KPIs, read from its Prometheus metrics." });
+
 export const Report = z.object({
   schemaVersion: z.literal(REPORT_SCHEMA_VERSION).describe("Version of this contract; changes only when a field changes meaning or is removed. Unit: none."),
   generatedAt: z.iso.datetime({ offset: true }).describe("When the report was written (RFC 3339)."),
@@ -427,6 +472,7 @@ export const Report = z.object({
   recommendations: z.array(Recommendation).describe("The plan's steps as recommendations (fields of schemaVersion 1), and alternatives outside the total."),
   summary: FleetSummary.describe("Fleet totals."),
   kubernetes: KubernetesSection.optional().describe("GPU pods and nodes; present only when Kubernetes objects were given (`--k8s`, `--kubectl`)."),
+  serving: z.array(ServingEntry).optional().describe("Inference servers and their KPIs; present only when inference-server metrics were read."),
 }).meta({ title: `gpu-audit report, schemaVersion ${REPORT_SCHEMA_VERSION}`, description: "The JSON report written by `gpu-audit audit --format json`. Units are in each field's description and, for numbers, in its name. Unknown figures are null, never 0." });
 
 export type Tool = z.output<typeof Tool>;
@@ -468,6 +514,9 @@ export type FleetSummary = z.output<typeof FleetSummary>;
 export type KubernetesContainerEntry = z.output<typeof KubernetesContainerEntry>;
 export type SidecarOverhead = z.output<typeof SidecarOverhead>;
 export type KubernetesPodEntry = z.output<typeof KubernetesPodEntry>;
+export type ServingLatency = z.output<typeof ServingLatency>;
+export type ServingGauge = z.output<typeof ServingGauge>;
+export type ServingEntry = z.output<typeof ServingEntry>;
 export type KubernetesNodeEntry = z.output<typeof KubernetesNodeEntry>;
 export type KubernetesSection = z.output<typeof KubernetesSection>;
 export type Report = z.output<typeof Report>;

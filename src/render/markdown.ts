@@ -4,7 +4,8 @@
  * defines every figure. Every string from the Report is escaped (escapeMarkdown):
  * input can neither break a table nor inject HTML.
  */
-import type { Finding, GpuEntry, Recommendation, Report, Severity } from '../model/index.js';
+import type { Finding, GpuEntry, Recommendation, Report, ServingEntry, Severity } from '../model/index.js';
+import { SERVING_COLUMNS, SERVING_NOTE } from './serving-figures.js';
 import { FIGURE_DEFINITIONS } from './definitions.js';
 import {
   describeEvidence,
@@ -215,6 +216,13 @@ function processes(report: Report, names: GpuNames): string {
   return ['## Processes', '', 'Sorted by peak memory on each device.', '', markdownTable(columns, rows)].join('\n');
 }
 
+function serving(report: Report): string {
+  const entries = report.serving ?? [];
+  if (entries.length === 0) return '';
+  const columns: Column<ServingEntry>[] = SERVING_COLUMNS.map((column) => ({ header: column.documentHeader, align: column.align, cell: column.cell }));
+  return ['## Serving', '', escapeMarkdown(SERVING_NOTE), '', markdownTable(columns, entries)].join('\n');
+}
+
 function findings(report: Report, names: GpuNames): string {
   if (report.findings.length === 0) return '## Findings\n\nNone.';
   const columns: Column<Finding>[] = [
@@ -287,6 +295,7 @@ export function* renderMarkdownPieces(report: Report): Generator<string, void, u
     () => gpus(report, names),
     () => processes(report, names),
     () => workloadsMarkdown(report, names),
+    () => serving(report),
     () => findings(report, names),
     () => recommendations(report, names),
     () => methodology(report),

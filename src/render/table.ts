@@ -3,7 +3,7 @@
  * the Report holds, rounded for reading, and says where their definitions live.
  */
 import { Chalk } from 'chalk';
-import type { Finding, ProcessSummary, Recommendation, Report, Severity } from '../model/index.js';
+import type { Finding, ProcessSummary, Recommendation, Report, ServingEntry, Severity } from '../model/index.js';
 import {
   MISSING,
   displayTimeZone,
@@ -28,6 +28,8 @@ import type { TerminalColumn } from './terminal-table.js';
 import type { RenderOptions, Renderer } from './types.js';
 import { planTerminalSection } from './plan-terminal.js';
 import { workloadsTerminalSection } from './workloads-table.js';
+import { renderFittedTable } from './fitted-table.js';
+import { SERVING_COLUMNS, SERVING_NOTE } from './serving-figures.js';
 
 const TOP_RECOMMENDATIONS = 5;
 const MOST_FINDINGS = 15;
@@ -324,6 +326,17 @@ function workloadSection({ report, style, width }: Context): string {
   return workloadsTerminalSection(report, width, style);
 }
 
+/** Inference servers and their KPIs; '' without serving metrics. */
+function servingSection({ report, style, width }: Context): string {
+  const entries = report.serving ?? [];
+  if (entries.length === 0) return '';
+  // Names come from the servers' labels: shown as text, never as terminal escapes.
+  const columns = SERVING_COLUMNS.map((column) => ({ ...column, header: column.terminalHeader, cell: (entry: ServingEntry) => toDisplayText(column.cell(entry)) }));
+  const { table, omitted } = renderFittedTable(columns, entries, width, style);
+  const note = `${SERVING_NOTE}${omitted.length === 0 ? '' : ` Not shown at this width: ${omitted.join(', ')} (see --format markdown).`}`;
+  return `${style.heading(`Serving (${entries.length} server instance${entries.length === 1 ? '' : 's'})`)}\n${table}\n${wrapWords(note, width).map((line) => style.dim(line)).join('\n')}`;
+}
+
 function planSection({ report, style, width }: Context): string {
   return planTerminalSection(report, style, width);
 }
@@ -338,6 +351,7 @@ const SECTIONS: readonly ((context: Context) => string)[] = [
   gpuSection,
   processSection,
   workloadSection,
+  servingSection,
   footer,
 ];
 

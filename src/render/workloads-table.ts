@@ -10,8 +10,8 @@
 import type { Report, WorkloadEntry } from '../model/index.js';
 import { MISSING, formatNumber, formatUsd, fractionAsPercent, mibAsGib } from './format.js';
 import { toDisplayText } from '../support/index.js';
-import { cellWidth, fitColumnWidths, truncateEnd, wrapWords } from './terminal-layout.js';
-import { renderTerminalTable, type TerminalColumn } from './terminal-table.js';
+import { wrapWords } from './terminal-layout.js';
+import { renderFittedTable, type FittedColumn } from './fitted-table.js';
 
 const VRAM_BASIS_CODES: Readonly<Record<string, string>> = {
   measured: 'meas',
@@ -45,15 +45,7 @@ function usd(value: number | null | undefined): string {
   return value === null || value === undefined ? MISSING : formatUsd(value, 0);
 }
 
-interface WorkloadColumn {
-  header: string;
-  align: 'left' | 'right';
-  cell: (workload: WorkloadEntry) => string;
-  /** The name column gives way first when the terminal is narrow. */
-  shrink?: { minimum: number };
-  /** Left out on a terminal too narrow for every column, lowest first; columns without one always stay. */
-  dropPriority?: number;
-}
+type WorkloadColumn = FittedColumn<WorkloadEntry>;
 
 const TERMINAL_COLUMNS: readonly WorkloadColumn[] = [
   { header: 'workload', align: 'left', cell: (w) => toDisplayText(w.name), shrink: { minimum: 8 } },
@@ -71,38 +63,11 @@ const TERMINAL_COLUMNS: readonly WorkloadColumn[] = [
   { header: 'waste\n$/month', align: 'right', cell: (w) => usd(w.cost.monthlyWasteUsd) },
 ];
 
-const naturalWidth = (column: WorkloadColumn, workloads: readonly WorkloadEntry[]): number =>
-  Math.max(...column.header.split('\n').map(cellWidth), ...workloads.map((workload) => cellWidth(column.cell(workload))));
-
-/** The columns that fit `width` at their smallest: droppable ones leave, lowest priority first. */
-function columnsThatFit(workloads: readonly WorkloadEntry[], width: number): WorkloadColumn[] {
-  const columns = [...TERMINAL_COLUMNS];
-  const smallest = (column: WorkloadColumn): number => Math.min(naturalWidth(column, workloads), column.shrink?.minimum ?? Infinity);
-  const needed = (): number => columns.reduce((total, column) => total + smallest(column), columns.length - 1);
-  const droppable = TERMINAL_COLUMNS.filter((column) => column.dropPriority !== undefined).sort((a, b) => a.dropPriority! - b.dropPriority!);
-  for (const column of droppable) {
-    if (needed() <= width) break;
-    columns.splice(columns.indexOf(column), 1);
-  }
-  return columns;
-}
-
 /** The terminal section, or '' when the report has no workloads (no gpu-audit.yaml). */
 export function workloadsTerminalSection(report: Report, width: number, paint: { heading: (text: string) => string; dim: (text: string) => string }): string {
   if (report.workloads.length === 0) return '';
-  const shown = columnsThatFit(report.workloads, width);
-  const cells = report.workloads.map((workload) => shown.map((column) => column.cell(workload)));
-  const widths = fitColumnWidths(
-    shown.map((column) => ({ natural: naturalWidth(column, report.workloads), minimum: column.shrink?.minimum ?? 0, flexible: column.shrink !== undefined })),
-    width - (shown.length - 1),
-  );
-  const fitted = cells.map((row) => row.map((text, index) => {
-    const cell = shown[index]!.shrink === undefined ? text : truncateEnd(text, widths[index]!);
-    return cell === MISSING ? paint.dim(cell) : cell;
-  }));
-  const columns: TerminalColumn[] = shown.map((column, index) => ({ header: column.header, align: column.align, width: widths[index]! }));
-  const left = TERMINAL_COLUMNS.filter((column) => !shown.includes(column)).map((column) => column.header.replace('\n', ' '));
+  const { table, omitted: left } = renderFittedTable(TERMINAL_COLUMNS, report.workloads, width, paint);
   const omitted = left.length === 0 ? '' : ` Not shown at this width: ${left.join(', ')} (see --format markdown).`;
   const legend = wrapWords(`${LEGEND}${omitted}`, width).map((line) => paint.dim(line)).join('\n');
-  return `${paint.heading(`Workloads (${report.workloads.length})`)}\n${renderTerminalTable(columns, fitted)}\n${legend}`;
+  return `${paint.heading(`Workloads (${report.workloads.length})`)}\n${table}\n${legend}`;
 }

@@ -15,6 +15,7 @@ import { nodeMetrics } from './formats/node-metrics.js';
 import { prometheusJson } from './formats/prometheus-json.js';
 import { procStatCsv } from './formats/proc-stat-csv.js';
 import { processCpuCsv } from './formats/process-cpu-csv.js';
+import { servingMetrics } from './formats/serving-metrics.js';
 import type { SourceParser } from './types.js';
 
 export const sourceParsers: readonly SourceParser[] = [
@@ -26,6 +27,7 @@ export const sourceParsers: readonly SourceParser[] = [
   nvidiaSmiPmon,
   dcgmExporter,
   nodeMetrics,
+  servingMetrics,
   prometheusJson,
   dcgmiDmon,
   dcgmiDiscovery,

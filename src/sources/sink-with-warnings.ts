@@ -10,6 +10,7 @@ export function withWarnings(sink: ObservationSink, warn: (warning: SourceWarnin
     hostCpu: (sample) => sink.hostCpu?.(sample),
     containerCpu: (sample) => sink.containerCpu?.(sample),
     processCpu: (sample) => sink.processCpu?.(sample),
+    serving: (sample) => sink.serving?.(sample),
     warn,
     ...(sink.pause === undefined ? {} : { pause: () => sink.pause!() }),
   };

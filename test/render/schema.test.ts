@@ -206,6 +206,15 @@ describe('report.schema.json', () => {
     const shared = structuredClone(PLANNED_FLEET);
     shared.gpus[0] = { ...shared.gpus[0]!, computeSeries: { start: '2026-11-24T00:00:00.000Z', bucketSeconds: 60, meanPct: [0, 12.5, null] } };
     shared.plan!.placements[0] = { ...shared.plan!.placements[0]!, sharing: { mode: 'time-slicing', with: ['trainer'], replicas: 2, nodeConfig: 'gpu-audit-time-slicing-2', resource: 'nvidia.com/gpu.shared' } };
+    const latency = { count: 2100, meanSeconds: 0.4, p50Seconds: 0.344, p95Seconds: 1, p99Seconds: 1, aboveSeconds: 1 };
+    const gauge = { mean: 1.5, max: 4 };
+    shared.serving = [{
+      server: 'vllm', instance: 'vllm node-a chat-0 llama', host: 'node-a', model: 'llama', namespace: 'serving', pod: 'chat-0', workload: 'chat-api',
+      basis: 'window', scrapes: 4, windowSeconds: 5400, counterResets: 1, requests: 2100, failedRequests: 3, requestsPerSecond: 0.389,
+      promptTokens: 21_000, generationTokens: 210_000, generationTokensPerSecond: 38.9, preemptions: 0,
+      e2eLatency: latency, ttft: latency, tpot: latency, queueTime: latency, running: gauge, waiting: gauge, kvCacheUsagePct: gauge,
+      costPer1000RequestsUsd: 1.25, costPer1000TokensUsd: 0.0125,
+    }];
     walk(asJson(shared), schema, '');
     const optionalKeys = [...contractNodes(REPORT_ORDER).values()].flatMap((node) => [...node.optional]);
     expect([...optionalSeen].sort()).toEqual([...new Set(optionalKeys)].sort());

@@ -12,6 +12,7 @@ import { gpuCharts } from './gpu-charts.js';
 import { pagePieces } from './page.js';
 import { planSection } from './plan.js';
 import { workloadsSection } from './workloads.js';
+import { servingSection } from './serving.js';
 import { executiveSummary, findingsSection, gpuTable, header, methodology, recommendationsSection, windowAndSources } from './sections.js';
 
 export const renderHtml: Renderer = (report: Report): string => [...renderHtmlPieces(report)].join('');
@@ -22,7 +23,10 @@ export const renderHtml: Renderer = (report: Report): string => [...renderHtmlPi
  */
 export function* renderHtmlPieces(report: Report): Generator<string, void, undefined> {
   const names = gpuNames(report.gpus);
-  const workloadsLink = report.workloads.length === 0 ? null : html`<a href="#workloads">Workloads</a>`;
+  const workloadsLink = [
+    report.workloads.length === 0 ? null : html`<a href="#workloads">Workloads</a>`,
+    (report.serving ?? []).length === 0 ? null : html`<a href="#serving">Serving</a>`,
+  ];
   const navigation = report.plan === null
     ? html`<nav><a href="#summary">Summary</a><a href="#charts">Charts</a><a href="#gpus">GPUs</a>${workloadsLink}<a href="#findings">Findings</a><a href="#recommendations">Recommendations</a><a href="#methodology">Methodology</a></nav>`
     : html`<nav><a href="#summary">Summary</a><a href="#plan">Plan</a><a href="#charts">Charts</a><a href="#gpus">GPUs</a>${workloadsLink}<a href="#findings">Findings</a><a href="#methodology">Methodology</a></nav>`;
@@ -36,6 +40,8 @@ export function* renderHtmlPieces(report: Report): Generator<string, void, undef
     yield gpuTable(report, names);
     const workloads = workloadsSection(report, names);
     if (workloads !== null) yield workloads;
+    const serving = servingSection(report);
+    if (serving !== null) yield serving;
     yield findingsSection(report, names);
     // A plan's steps are its recommendations: a report without a plan (schemaVersion 1) lists them.
     if (plan === null) yield recommendationsSection(report, names);

@@ -11,6 +11,7 @@ import type {
   ObservationSink,
   PodAssignment,
   ProcessCpuSample,
+  ServingSample,
   ProcessSample,
   SourceWarning,
 } from '../../model/index.js';
@@ -116,6 +117,8 @@ export class CallDecoder {
         return sink.containerCpu?.(argument as ContainerCpuSample);
       case CALL_KIND.processCpu:
         return sink.processCpu?.(argument as ProcessCpuSample);
+      case CALL_KIND.serving:
+        return sink.serving?.(argument as ServingSample);
       default:
         throw new Error(`parse worker: unknown call kind ${kind} in a batch`);
     }

@@ -15,6 +15,7 @@ import type {
   ObservationSink,
   PodAssignment,
   ProcessCpuSample,
+  ServingSample,
   ProcessSample,
   SourceWarning,
 } from '../../model/index.js';
@@ -193,6 +194,10 @@ export class CallEncoder implements Required<ObservationSink> {
 
   processCpu(sample: ProcessCpuSample): void {
     this.record(CALL_KIND.processCpu, { ...sample });
+  }
+
+  serving(sample: ServingSample): void {
+    this.record(CALL_KIND.serving, { ...sample });
   }
 
   /** A sample the numeric record cannot carry unchanged (a value that is not a number): sent whole. */

@@ -107,6 +107,7 @@ export const CALL_KIND = {
   processCpu: 7,
   /** A sample with a value that is not a number: sent whole, as a rare call, so that it arrives unchanged. */
   sampleAsObject: 8,
+  serving: 9,
 } as const satisfies Record<Exclude<keyof ObservationSink, 'pause'> | 'sampleAsObject', number>;
 
 /**

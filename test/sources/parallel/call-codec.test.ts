@@ -5,12 +5,17 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DeviceRef, GpuSample, ObservationSink } from '../../../src/model/observations.js';
+import type { DeviceRef, GpuSample, ObservationSink, ServingSample } from '../../../src/model/observations.js';
 import { CallDecoder } from '../../../src/sources/parallel/call-decoder.js';
 import { CallEncoder } from '../../../src/sources/parallel/call-encoder.js';
 import { BATCH_MIN_CALLS, BATCH_MIN_NUMBERS, SAMPLE_FIELDS } from '../../../src/sources/parallel/protocol.js';
 
 type Call = [method: keyof ObservationSink, argument: unknown];
+
+const SERVING: ServingSample = {
+  server: 'vllm', instance: 'vllm node-1 chat-0 llama', host: 'node-1', model: 'llama', namespace: 'ml', pod: 'chat-0',
+  time: 1, metric: 'e2e-latency', kind: 'bucket', series: '', bound: Infinity, value: 12,
+};
 
 /** A sink that keeps every call with its argument, in order. */
 function callLog(): { sink: Required<ObservationSink>; calls: Call[] } {
@@ -29,6 +34,7 @@ function callLog(): { sink: Required<ObservationSink>; calls: Call[] } {
       hostCpu: record('hostCpu'),
       containerCpu: record('containerCpu'),
       processCpu: record('processCpu'),
+      serving: record('serving'),
       // Not a call: nothing to record or replay.
       pause: () => Promise.resolve(),
     },
@@ -159,6 +165,7 @@ describe('every call keeps its place', () => {
     encoder.hostCpu({ host: 'node-1', time: 1, cpu: '0', mode: 'idle', secondsTotal: 10.5 });
     encoder.containerCpu({ host: 'node-1', time: 1, namespace: 'ml', pod: 'train-0', container: 'main', counter: 'usage-seconds', value: 3 });
     encoder.processCpu({ host: 'node-1', time: 1, gpuPid: 42, pid: 43, comm: 'worker', startTicks: 100, cpuSecondsTotal: 7 });
+    encoder.serving(SERVING);
     encoder.sample({ ref, time: 2 });
     replayAll(encoder, new CallDecoder(), sink);
     expect(calls).toEqual([
@@ -170,6 +177,7 @@ describe('every call keeps its place', () => {
       ['hostCpu', { host: 'node-1', time: 1, cpu: '0', mode: 'idle', secondsTotal: 10.5 }],
       ['containerCpu', { host: 'node-1', time: 1, namespace: 'ml', pod: 'train-0', container: 'main', counter: 'usage-seconds', value: 3 }],
       ['processCpu', { host: 'node-1', time: 1, gpuPid: 42, pid: 43, comm: 'worker', startTicks: 100, cpuSecondsTotal: 7 }],
+      ['serving', SERVING],
       ['sample', { ref, time: 2 }],
     ]);
   });
