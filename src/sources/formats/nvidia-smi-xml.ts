@@ -30,10 +30,16 @@ export interface XmlDocumentSource {
   finish(): ScannedDocument[];
 }
 
+/**
+ * A DOCTYPE names the root element before its internal subset, which may run past the head
+ * (a 100 KB subset is valid XML): the name, read without expanding anything, is enough.
+ */
+const DOCTYPE_OF_ROOT = new RegExp(`^\\uFEFF?\\s*(?:<\\?xml[^>]*\\?>\\s*)?(?:<!--(?:[^-]|-(?!->))*-->\\s*)*<!DOCTYPE\\s+${ROOT}[\\s\\[>]`, 'u');
+
 function detect(head: string): boolean {
   const scanner = new XmlDocumentScanner();
   scanner.push(head);
-  return scanner.firstRootName === ROOT;
+  return scanner.firstRootName === ROOT || DOCTYPE_OF_ROOT.test(head);
 }
 
 /** The location every message about one document carries. */

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nvidiaSmiXml } from '../../../src/sources/formats/nvidia-smi-xml.js';
+import { detectParser } from '../../../src/sources/index.js';
+import { HEAD_CHARS } from '../../../src/sources/inputs.js';
 import { chunked, RecordingSink } from '../../helpers/sink.js';
 
 const CONTEXT = { ref: 'hostile.xml', host: 'node-1', timeZone: 'UTC' };
@@ -63,6 +65,15 @@ describe('nvidia-smi XML: DTDs and entities are never loaded or expanded', () =>
       expect(sink.devices[0]?.model).toBe('&xxe;');
       expect(JSON.stringify(sink)).not.toContain('root:');
     });
+  });
+
+  it('is detected past an internal subset longer than the head detection reads (100 KB), and parsed without expanding it', async () => {
+    const subset = Array.from({ length: 4000 }, (_, index) => `<!ELEMENT e${index} (#PCDATA)>`).join('\n');
+    const text = withDoctype(`<!DOCTYPE nvidia_smi_log [\n<!ENTITY fake "Tesla V100">\n${subset}\n]>`, '&fake;');
+    expect(text.indexOf('<nvidia_smi_log>')).toBeGreaterThan(HEAD_CHARS);
+    expect(detectParser(text.slice(0, HEAD_CHARS))?.format).toBe(nvidiaSmiXml.format);
+    const sink = await parse(text);
+    expect(sink.devices.map((device) => device.model)).toEqual(['&fake;']);
   });
 
   it('rejects element names that would pollute prototypes, as a defective document', async () => {
