@@ -20,7 +20,7 @@ import { MAX_PROCESS_SERIES, ProcessCpuTable, type ProcessTreeCpuFigures } from 
 import { ProcessTable } from './processes.js';
 import { servingEntries, type ServingEntriesResult } from './serving/serving-entries.js';
 import { MAX_SERVING_INSTANCES, MAX_SERVING_SERIES_PER_INSTANCE, ServingTable } from './serving/serving-table.js';
-import { sampleValues } from './sample-values.js';
+import { MEMORY_MAX_MIB, PERCENT_MAX, sampleValues, type OutOfDomain, type SampleValues } from './sample-values.js';
 import { LARGEST_INTERVALS_KEPT, MAX_KEPT_INTERVALS, SeriesRecorder, seriesBudgets } from './series.js';
 import { closeTimeline, selectNonOverlapping, type SourcedSeries } from './timeline.js';
 import { ZoneClock } from './zone-clock.js';
@@ -189,6 +189,19 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   private processCpuTable: ProcessCpuTable | undefined;
   private processCpuOverflowSource: string | undefined;
   private servingTable: ServingTable | undefined;
+  /** Values left out for lying outside their domain, per input and field: how many, and the first. */
+  private readonly outOfDomainSeen = new Map<string, Map<keyof SampleValues, { count: number; first: number }>>();
+  private readonly outOfDomain: OutOfDomain = (field, value) => {
+    const source = this.source?.label ?? '';
+    let fields = this.outOfDomainSeen.get(source);
+    if (fields === undefined) {
+      fields = new Map();
+      this.outOfDomainSeen.set(source, fields);
+    }
+    const seen = fields.get(field);
+    if (seen === undefined) fields.set(field, { count: 1, first: value });
+    else seen.count += 1;
+  };
   private servingSource: string | undefined;
   /** The report's zone, for hour-of-week; shared by every series so its offset cache is too. */
   private readonly clock: ZoneClock;
@@ -224,7 +237,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     const state = this.refSourceState(sample.ref);
     if (sample.time === undefined || !Number.isFinite(sample.time)) {
       state.points ??= new FigureAccumulator(this.options.idleThresholdPct);
-      state.points.add(sampleValues(sample), 1);
+      state.points.add(sampleValues(sample, this.outOfDomain), 1);
       state.pointCount += 1;
       return;
     }
@@ -233,7 +246,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       return;
     }
     state.series ??= new SeriesRecorder(this.options.idleThresholdPct, this.clock, this.budgets);
-    state.series.record(sample.time, sampleValues(sample));
+    state.series.record(sample.time, sampleValues(sample, this.outOfDomain));
   }
 
   process(process: ProcessSample): void {
@@ -351,6 +364,9 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     }
     if ((this.processCpuTable?.droppedReadings ?? 0) > 0) {
       warnings.push({ source: this.processCpuOverflowSource ?? '', message: `more than ${MAX_PROCESS_SERIES} processes in GPU process trees; ${this.processCpuTable!.droppedReadings} readings of the others were not kept` });
+    }
+    for (const [source, fields] of this.outOfDomainSeen) {
+      for (const [field, seen] of fields) warnings.push({ source, message: outOfDomainMessage(field, seen) });
     }
     const processCpu = this.processCpuTable?.trees();
     const serving = this.servingTable === undefined ? undefined : this.servingFigures(warnings);
@@ -586,4 +602,19 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
     }
     return { entry, facts, firstTimeMs: timeline.firstTimeMs, endMs: timeline.endMs, pods: pods.list() };
   }
+}
+
+/** What the input calls each figure, for the warning that some of its values were left out. */
+const FIELD_WORDS: Readonly<Record<keyof SampleValues, string>> = {
+  utilizationPct: 'GPU utilization (%)', smActivePct: 'SM active (%)', tensorActivePct: 'tensor active (%)', grEngineActivePct: 'GR engine active (%)',
+  memoryUsedMiB: 'memory used (MiB)', memoryTotalMiB: 'memory total (MiB)', computeProcessCount: 'compute processes', pcieRxKiBps: 'PCIe receive (KiB/s)', pcieTxKiBps: 'PCIe transmit (KiB/s)',
+};
+
+/** NVML's "not supported" in its unsigned integer fields. */
+const NVML_NOT_SUPPORTED = [4_294_967_295, 4_294_967_294];
+
+function outOfDomainMessage(field: keyof SampleValues, seen: { count: number; first: number }): string {
+  const domain = field === 'memoryUsedMiB' ? '0 to the memory total' : field === 'memoryTotalMiB' ? `0-${MEMORY_MAX_MIB} MiB` : '0-100';
+  const first = NVML_NOT_SUPPORTED.includes(seen.first) ? `${seen.first}, NVML's "not supported"` : String(seen.first);
+  return `left out ${seen.count} ${FIELD_WORDS[field]} reading${seen.count === 1 ? '' : 's'} outside ${domain} (the first: ${first}): no value, not a figure`;
 }

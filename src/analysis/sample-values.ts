@@ -33,18 +33,38 @@ function usable(value: number | undefined): value is number {
 }
 
 /**
+ * The domain of each figure. A percentage above 100 cannot be read (NVML prints 4294967295,
+ * 0xFFFFFFFF, for "not supported" in its integer fields, and a sum of shares can pass 100 by
+ * rounding only); memory above 2^31 MiB (2 PiB) is no GPU's; memory used above the total
+ * of the same reading is impossible. Such a value is no value, and said (OutOfDomain).
+ */
+export const PERCENT_MAX = 100.5;
+export const MEMORY_MAX_MIB = 2 ** 31;
+
+/** Told of each value left out for lying outside its field's domain (the analyzer counts them per input). */
+export type OutOfDomain = (field: keyof SampleValues, value: number) => void;
+
+function inDomain(value: number | undefined, max: number, field: keyof SampleValues, outOfDomain: OutOfDomain | undefined): value is number {
+  if (value === undefined) return false;
+  if (usable(value) && value <= max) return true;
+  if (!Number.isNaN(value)) outOfDomain?.(field, value);
+  return false;
+}
+
+/**
  * The usable figures of a sample. Written out field by field (in SAMPLE_FIELDS order) rather than a
  * loop over SAMPLE_FIELDS: this runs once per sample of every input, and keyed access by a loop
  * variable is several times slower than named access.
  */
-export function sampleValues(sample: GpuSample): SampleValues {
+export function sampleValues(sample: GpuSample, outOfDomain?: OutOfDomain): SampleValues {
   const values: SampleValues = {};
-  if (usable(sample.utilizationPct)) values.utilizationPct = sample.utilizationPct;
-  if (usable(sample.smActivePct)) values.smActivePct = sample.smActivePct;
-  if (usable(sample.tensorActivePct)) values.tensorActivePct = sample.tensorActivePct;
-  if (usable(sample.grEngineActivePct)) values.grEngineActivePct = sample.grEngineActivePct;
-  if (usable(sample.memoryUsedMiB)) values.memoryUsedMiB = sample.memoryUsedMiB;
-  if (usable(sample.memoryTotalMiB)) values.memoryTotalMiB = sample.memoryTotalMiB;
+  if (inDomain(sample.utilizationPct, PERCENT_MAX, 'utilizationPct', outOfDomain)) values.utilizationPct = sample.utilizationPct;
+  if (inDomain(sample.smActivePct, PERCENT_MAX, 'smActivePct', outOfDomain)) values.smActivePct = sample.smActivePct;
+  if (inDomain(sample.tensorActivePct, PERCENT_MAX, 'tensorActivePct', outOfDomain)) values.tensorActivePct = sample.tensorActivePct;
+  if (inDomain(sample.grEngineActivePct, PERCENT_MAX, 'grEngineActivePct', outOfDomain)) values.grEngineActivePct = sample.grEngineActivePct;
+  const total = inDomain(sample.memoryTotalMiB, MEMORY_MAX_MIB, 'memoryTotalMiB', outOfDomain) ? sample.memoryTotalMiB : undefined;
+  if (inDomain(sample.memoryUsedMiB, total ?? MEMORY_MAX_MIB, 'memoryUsedMiB', outOfDomain)) values.memoryUsedMiB = sample.memoryUsedMiB;
+  if (total !== undefined) values.memoryTotalMiB = total;
   if (usable(sample.computeProcessCount)) values.computeProcessCount = sample.computeProcessCount;
   if (usable(sample.pcieRxKiBps)) values.pcieRxKiBps = sample.pcieRxKiBps;
   if (usable(sample.pcieTxKiBps)) values.pcieTxKiBps = sample.pcieTxKiBps;

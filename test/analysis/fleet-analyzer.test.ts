@@ -20,6 +20,27 @@ describe('the analyzer as a sink', () => {
     expect(analyzer.finish().warnings).toEqual([{ source: 'a.csv', message: 'line 17: expected 12 cells, found 11' }]);
   });
 
+  it('leaves out values outside their domain and says so once per input and figure, NVML\'s sentinel named', () => {
+    const analyzer = createFleetAnalyzer({ idleThresholdPct: 5 });
+    analyzer.beginSource('bad.csv');
+    const readings = [
+      { utilizationPct: 50, memoryUsedMiB: 1_000, memoryTotalMiB: 81_559 },
+      { utilizationPct: 4_294_967_295, memoryUsedMiB: 999_999, memoryTotalMiB: 81_559 },
+      { utilizationPct: 150, memoryUsedMiB: 2_000, memoryTotalMiB: 81_559 },
+      { utilizationPct: -5, memoryUsedMiB: 3_000, memoryTotalMiB: 81_559 },
+      { utilizationPct: 40, memoryUsedMiB: 3_000, memoryTotalMiB: 81_559 },
+    ];
+    readings.forEach((values, index) => analyzer.sample({ ref: gpu0, time: at(index * 60), ...values }));
+    const profile = analyzer.finish();
+    expect(profile.warnings).toEqual([
+      { source: 'bad.csv', message: 'left out 3 GPU utilization (%) readings outside 0-100 (the first: 4294967295, NVML\'s "not supported"): no value, not a figure' },
+      { source: 'bad.csv', message: 'left out 1 memory used (MiB) reading outside 0 to the memory total (the first: 999999): no value, not a figure' },
+    ]);
+    // Only 50 and 40 remain: no mean of 1,431,655,771 %, no negative headroom.
+    expect(profile.gpus[0]!.utilization!.max).toBe(50);
+    expect(profile.gpus[0]!.memoryUsedMiB!.max).toBe(3_000);
+  });
+
   it('spans the fleet window over every device', () => {
     // gpu0 at 0 and 60 s (ends 120 s), gpu1 at 30 and 90 s (ends 150 s): 0 .. 150 s
     const analyzer = createFleetAnalyzer({ idleThresholdPct: 5 });
