@@ -20,7 +20,7 @@ import { MAX_PROCESS_SERIES, ProcessCpuTable, type ProcessTreeCpuFigures } from 
 import { ProcessTable } from './processes.js';
 import { servingEntries, type ServingEntriesResult } from './serving/serving-entries.js';
 import { MAX_SERVING_INSTANCES, MAX_SERVING_SERIES_PER_INSTANCE, ServingTable } from './serving/serving-table.js';
-import { MEMORY_MAX_MIB, PERCENT_MAX, sampleValues, type OutOfDomain, type SampleValues } from './sample-values.js';
+import { MEMORY_MAX_MIB, sampleValues, type OutOfDomain, type SampleValues } from './sample-values.js';
 import { LARGEST_INTERVALS_KEPT, MAX_KEPT_INTERVALS, SeriesRecorder, seriesBudgets } from './series.js';
 import { closeTimeline, selectNonOverlapping, type SourcedSeries } from './timeline.js';
 import { ZoneClock } from './zone-clock.js';
