@@ -12,6 +12,7 @@ import { flagOverConfig, loadAuditConfig, settingsOf, type ConfigSettings } from
 import { addAnalysisOptions, addKubernetesOptions, addPrometheusOptions, addReportOutputOptions, addReportRenderOptions } from '../options.js';
 import { redactKeyFromEnv, redactReport } from '../../render/index.js';
 import { emitTargets } from '../output.js';
+import { commandLineNotice } from '../notices.js';
 import { outputTargets, type OutputTarget } from '../output-targets.js';
 import { demoConfigFile, demoFleetFiles, demoFleetRefs } from '../paths.js';
 import { startProgress } from '../progress.js';
@@ -270,6 +271,8 @@ export async function runAuditCommand(
   const report = options.redact === true ? redactReport(result.report, { key: redactKeyFromEnv(io.env) }) : result.report;
   const skippedInputs = result.failures.map((failure) => failure.describe());
   await emitTargets(io, targets, options, (format, renderOptions) => renderReportOutput(report, format, renderOptions, () => findingsCheck(report, skippedInputs)));
+  const notice = commandLineNotice(report, targets, options);
+  if (notice !== undefined) io.stderr(notice);
   // An input skipped is why the run ends in 2: an error, printed under --quiet too.
   for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
   if (options.debug === true && result.transfer !== undefined) {

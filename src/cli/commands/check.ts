@@ -16,6 +16,7 @@ import type { CliIo } from '../io.js';
 import { addAnalysisOptions, addKubernetesOptions, addPrometheusOptions, addReportOutputOptions, addReportRenderOptions } from '../options.js';
 import { redactKeyFromEnv, redactReport, reportRedactor } from '../../render/index.js';
 import { emitTargets } from '../output.js';
+import { commandLineNotice } from '../notices.js';
 import { outputTargets, type OutputTarget } from '../output-targets.js';
 import { demoConfigFile } from '../paths.js';
 import { annotationLines, checkAnnotations, isGitHubActions, stepSummaryText } from '../../render/index.js';
@@ -155,6 +156,8 @@ export async function runCheckCommand(sources: string[], options: CheckCommandOp
   };
 
   await emitTargets(io, targets, options, (format, renderOptions) => renderCheckOutput(check, format, renderOptions));
+  const notice = commandLineNotice(current, targets, options);
+  if (notice !== undefined) io.stderr(notice);
   // An input skipped is why the run ends in 2: an error, printed under --quiet too.
   for (const failure of result.failures) io.stderr(`gpu-audit: skipped ${failure.describe()}\n`);
   await reportToGitHub(check, io, quiet);

@@ -9,6 +9,7 @@ import type { CliIo } from '../io.js';
 import { addReportOutputOptions, addReportRenderOptions } from '../options.js';
 import { redactKeyFromEnv, redactReport } from '../../render/index.js';
 import { emitTargets } from '../output.js';
+import { commandLineNotice } from '../notices.js';
 import { outputTargets, type OutputTarget } from '../output-targets.js';
 import { findingsCheck } from './audit.js';
 import { refuseOutputOntoReads } from '../output-guard.js';
@@ -51,4 +52,6 @@ export async function runReportCommand(file: string, options: ReportCommandOptio
   const saved = await readReportStreamed(file);
   const report = options.redact === true ? redactReport(saved, { key: redactKeyFromEnv(io.env) }) : saved;
   await emitTargets(io, targets, options, (format, renderOptions) => renderReportOutput(report, format, renderOptions, () => findingsCheck(report)));
+  const notice = commandLineNotice(report, targets, options);
+  if (notice !== undefined) io.stderr(notice);
 }
