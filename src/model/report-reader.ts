@@ -10,7 +10,7 @@
  * is the audit's report unchanged, so a CI job can keep one file as its next baseline.
  */
 import { readFile } from 'node:fs/promises';
-import { InputError } from '../support/index.js';
+import { InputError, jsonSyntaxLocation, pieceSyntaxError } from '../support/index.js';
 import type { GpuEntry, Report } from './report.js';
 import { READABLE_SCHEMA_VERSIONS, REPORT_SCHEMA_VERSION } from './report-constants.js';
 import { GpuEntry as GpuEntrySchema, Report as ReportSchema } from './report-schema.js';
@@ -104,10 +104,11 @@ export async function readReportFile(file: string): Promise<Report> {
     throw unreadableReport(error, file);
   }
   let value: unknown;
+  const json = text.replace(/^\uFEFF/u, '');
   try {
-    value = JSON.parse(text.replace(/^\uFEFF/u, ''));
+    value = JSON.parse(json);
   } catch (error) {
-    throw new InputError(`not JSON: ${error instanceof Error ? error.message : String(error)}`, { file, cause: error });
+    throw new InputError(`not JSON: ${pieceSyntaxError(error)}`, { file, location: jsonSyntaxLocation(error, json), cause: error });
   }
   return parseReportJson(value, file);
 }

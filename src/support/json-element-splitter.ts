@@ -23,6 +23,7 @@
  */
 
 import { detached } from './text/detached.js';
+import { toDisplayText } from './text/sanitize.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -72,7 +73,22 @@ export function positionAfter(start: JsonPosition, text: string, position: numbe
  * V8's message may quote input lines.
  */
 export function pieceSyntaxError(error: unknown): string {
-  return String((error as Error).message).replace(/\s+/gu, ' ').replace(/ in JSON at position \d+(?: \(line \d+ column \d+\))?/u, '');
+  // V8 may quote the input around the error: made one line, and stripped of controls, so no input byte reaches the terminal as an escape.
+  return toDisplayText(String((error as Error).message).replace(/\s+/gu, ' ').replace(/ in JSON at position \d+(?: \(line \d+ column \d+\))?/u, ''));
+}
+
+/**
+ * Where JSON.parse stopped in `text` (a whole document), as `line L, column C` (both from 1):
+ * from the offset V8 names ("at position N"), or the end of the text for "Unexpected end of
+ * JSON input"; undefined when the message names no place.
+ */
+export function jsonSyntaxLocation(error: unknown, text: string): string | undefined {
+  const message = String((error as Error | undefined)?.message ?? '');
+  const position = /at position (\d+)/u.exec(message)?.[1];
+  const offset = position !== undefined ? Number(position) : /Unexpected end of JSON input/u.test(message) ? text.length : undefined;
+  if (offset === undefined) return undefined;
+  const { line, column } = positionAfter({ line: 1, column: 1 }, text, Math.min(offset, text.length));
+  return `line ${line}, column ${column}`;
 }
 
 /** A bracket that closes what is not open: a syntax error the splitter finds itself, with where. */

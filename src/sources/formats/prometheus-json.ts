@@ -40,7 +40,7 @@ import { DcgmDevices } from '../dcgm/devices.js';
 import { emptyReadings, mergeDeviceLabels, recordSeries, sendReadings } from '../dcgm/scrape.js';
 import type { DeviceReadings } from '../dcgm/scrape.js';
 import { readDcgmValue } from '../dcgm/values.js';
-import { JsonElementSplitter } from '../../support/index.js';
+import { JsonElementSplitter, JsonSplitError, pieceSyntaxError } from '../../support/index.js';
 import { WarningLimiter } from '../lexers/text/warnings.js';
 import type { Warn } from '../lexers/text/warnings.js';
 
@@ -126,7 +126,10 @@ async function readDocument(chunks: AsyncIterable<string>, file: string, reader:
   } catch (error) {
     // JSON.parse's, and the splitter's (JsonSplitError); anything else is not the document's.
     if (!(error instanceof SyntaxError)) throw error;
-    throw new InputError(`not valid JSON: ${error.message}`, { file, cause: error });
+    // The splitter knows where in the document; JSON.parse saw the envelope only, whose offsets are not the document's, but its end is.
+    const location = error instanceof JsonSplitError ? `line ${error.position.line}, column ${error.position.column}`
+      : /Unexpected end of JSON input/u.test(error.message) ? 'its end (the document is cut short)' : undefined;
+    throw new InputError(`not valid JSON: ${pieceSyntaxError(error)}`, { file, location, cause: error });
   }
 }
 
@@ -261,7 +264,7 @@ function parseElement(text: string, file: string, index: number, resultType: 've
   try {
     return (resultType === 'matrix' ? scanSeries(text) : undefined) ?? (JSON.parse(text) as unknown);
   } catch (error) {
-    throw new InputError(`not valid JSON: ${(error as Error).message}`, { file, location: `data.result[${index}]`, cause: error });
+    throw new InputError(`not valid JSON: ${pieceSyntaxError(error)}`, { file, location: `data.result[${index}]`, cause: error });
   }
 }
 

@@ -1,0 +1,40 @@
+/**
+ * JSON errors say where: line and column from V8's offset, the end for a cut document, and
+ * never an input byte that a terminal would read as an escape.
+ */
+import { describe, expect, it } from 'vitest';
+import { jsonSyntaxLocation, pieceSyntaxError } from '../../src/support/index.js';
+
+function syntaxError(text: string): unknown {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return error;
+  }
+  throw new Error('parsed');
+}
+
+describe('jsonSyntaxLocation', () => {
+  it('names the end of a cut document', () => {
+    const text = '{"a": [1,\n  2,\n';
+    expect(jsonSyntaxLocation(syntaxError(text), text)).toBe('line 3, column 1');
+  });
+
+  it('names the line and column of the offset V8 gives', () => {
+    const text = '{\n  "a": 1\n} x';
+    // V8: "Unexpected non-whitespace character after JSON at position 14": line 3, column 3.
+    expect(jsonSyntaxLocation(syntaxError(text), text)).toBe('line 3, column 3');
+  });
+
+  it('names no place when the message has none (Node 20 gives none for an unexpected token)', () => {
+    expect(jsonSyntaxLocation(new SyntaxError('something else'), '{}')).toBeUndefined();
+  });
+});
+
+describe('pieceSyntaxError', () => {
+  it('keeps the message on one line, without escapes from the input', () => {
+    const message = pieceSyntaxError(syntaxError('{"a": 1,\n "b": \u001b[2J}'));
+    expect(message).not.toMatch(/[\u0000-\u001f\u007f]/u);
+    expect(message).not.toContain('\n');
+  });
+});
