@@ -34,7 +34,7 @@ describe('jsonSyntaxLocation', () => {
 describe('pieceSyntaxError', () => {
   it('keeps the message on one line, without escapes from the input', () => {
     const message = pieceSyntaxError(syntaxError('{"a": 1,\n "b": \u001b[2J}'));
-    expect(message).not.toMatch(/[\u0000-\u001f\u007f]/u);
+    expect([...message].filter((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f)).toEqual([]);
     expect(message).not.toContain('\n');
   });
 });
