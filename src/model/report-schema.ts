@@ -15,6 +15,9 @@ import { RECOMMENDATION_KINDS } from './recommendation-kinds.js';
 import { REPORT_SCHEMA_VERSION, TIMELINE_MAX_BUCKETS } from './report-constants.js';
 import { SERVING_SERVERS } from './observations.js';
 
+/** The widest bucket a series can have: 60 s doubled 22 times, some eight years; a wider one could not place its buckets in time. */
+const MAX_BUCKET_SECONDS = 60 * 2 ** 22;
+
 export const Tool = z.object({
   name: z.string().describe("Program name (`gpu-audit`)."),
   version: z.string().describe("Program version (semver)."),
@@ -84,14 +87,14 @@ export const ProcessSummary = z.object({
 export const ComputeBasis = z.enum(["sm-active", "gr-engine-active", "utilization", "processes", "unknown"]).meta({ id: "ComputeBasis", description: "Which signal a compute figure comes from, best first." });
 
 export const GpuComputeSeries = z.object({
-  start: z.string().describe("Start of the first bucket (ISO time), a multiple of bucketSeconds since the epoch."),
-  bucketSeconds: z.number().int().min(60).describe("Bucket width: 60 s, doubled where a week of minutes, or the fleet's share of the buckets held, is passed. Unit: seconds."),
+  start: z.iso.datetime({ offset: true }).describe("Start of the first bucket (ISO time), a multiple of bucketSeconds since the epoch."),
+  bucketSeconds: z.number().int().min(60).max(MAX_BUCKET_SECONDS).describe("Bucket width: 60 s, doubled where a week of minutes, or the fleet's share of the buckets held, is passed. Unit: seconds."),
   meanPct: z.array(z.number().min(0).nullable()).describe("Per bucket: time-weighted mean of the compute basis signal, to 0.1; null where it was not observed. What the joint demand of workloads that might share a GPU is summed from. Unit: percent (0-100)."),
 }).meta({ id: "GpuComputeSeries", description: "A device's compute signal in the finest buckets the audit held (a minute where it can), for joint demand." });
 
 export const GpuTimeline = z.object({
   start: z.iso.datetime({ offset: true }).describe("Start of the first bucket (RFC 3339, UTC), a multiple of bucketSeconds since the Unix epoch."),
-  bucketSeconds: z.number().min(60).describe("Width of every bucket: 60 x a power of two. Unit: seconds."),
+  bucketSeconds: z.number().min(60).max(MAX_BUCKET_SECONDS).describe("Width of every bucket: 60 x a power of two. Unit: seconds."),
   computeMeanPct: z.array(z.number().min(0).nullable()).max(TIMELINE_MAX_BUCKETS).describe("Per bucket: time-weighted mean of the compute basis signal (computeBasis; for the processes basis 100 while a compute process runs, else 0); null where the signal was not observed (gaps, or no compute basis). Unit: percent (0-100)."),
   memoryUsedMaxMiB: z.array(z.number().min(0).nullable()).max(TIMELINE_MAX_BUCKETS).describe("Per bucket (same length as computeMeanPct): the largest memory used of any sample whose weighted time overlaps the bucket; null where none does. Unit: MiB."),
 }).meta({ id: "GpuTimeline", description: "A device's activity in equal, epoch-aligned buckets. Bucket i covers [start + i x bucketSeconds, start + (i + 1) x bucketSeconds). Buckets start at 60 s and double in width until at most 500 cover the window, or further where an audit's timelines would together hold more than its memory limit (262,144 buckets while reading; at least 32 buckets each). Samples are weighted as everywhere in the report (a sample stands for the time until the next, capped at twice the median interval; gaps count as unobserved) and a sample crossing a bucket edge is split by time." });
