@@ -85,7 +85,7 @@ export async function readReportStreamed(file: string, keep: (gpu: GpuEntry) => 
     if (error instanceof InputError) throw error;
     if (error instanceof JsonSplitError) throw notJson(error, file, `line ${error.position.line} column ${error.position.column}`);
     // JSON.parse saw the document without its GPU entries, whose offsets are not the file's; its end is.
-    if (error instanceof SyntaxError) throw notJson(error, file, /Unexpected end of JSON input/u.test(error.message) ? 'its end (the file is cut short)' : undefined);
+    if (error instanceof SyntaxError) throw notJson(error, file, /Unexpected end of JSON input/u.test(error.message) ? 'end of file (cut short)' : undefined);
     throw unreadableReport(error, file);
   }
   return parseReportJson(envelope, file, apart);

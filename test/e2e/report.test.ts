@@ -66,7 +66,7 @@ describe('gpu-audit report', () => {
     expect(run.stdout).toBe('');
 
     writeFileSync(bad, '{"schemaVersion": 1');
-    expect(runBuiltCli(['report', bad]).stderr).toContain(`${bad}: not JSON`);
+    expect(runBuiltCli(['report', bad]).stderr).toBe(`gpu-audit: ${bad}: end of file (cut short): not JSON: Unexpected end of JSON input\n`);
     expect(runBuiltCli(['report', file('none.json')]).status).toBe(2);
   });
 

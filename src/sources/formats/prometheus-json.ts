@@ -128,7 +128,7 @@ async function readDocument(chunks: AsyncIterable<string>, file: string, reader:
     if (!(error instanceof SyntaxError)) throw error;
     // The splitter knows where in the document; JSON.parse saw the envelope only, whose offsets are not the document's, but its end is.
     const location = error instanceof JsonSplitError ? `line ${error.position.line}, column ${error.position.column}`
-      : /Unexpected end of JSON input/u.test(error.message) ? 'its end (the document is cut short)' : undefined;
+      : /Unexpected end of JSON input/u.test(error.message) ? 'end of file (cut short)' : undefined;
     throw new InputError(`not valid JSON: ${pieceSyntaxError(error)}`, { file, location, cause: error });
   }
 }
