@@ -166,19 +166,19 @@ export const FIGURE_DEFINITIONS: readonly FigureDefinition[] = [
       'With hourly demand d and on-demand price O against an effective reserved price R, the largest number k of GPUs is reserved for which demand reaches k in at least R/O of the hours; the rest stays on demand. Where R is unknown the report gives, for each k, the discount at which reserving breaks even instead of assuming one. Spot estimates add the work lost at each interruption (half a checkpoint interval plus the restore time).',
   },
   {
-    figure: 'Serving: requests, tokens, rates',
+    figure: 'Inference-server requests, tokens, rates',
     unit: 'requests, tokens, per second',
     meaning:
-      'Read from the inference server\'s own counters, per server instance. With two or more timed scrapes, the increase from the first to the last (a counter that falls is a restart and counts from 0 again, as Prometheus\' rate() does), over the seconds between them; with one scrape, or scrapes without timestamps, the totals since the server started and no rate.',
+      'Read from each model server\'s own counters (vLLM, NIM, SGLang, TGI, Triton), per server instance. With two or more timed scrapes, the increase from the first to the last (a counter that falls is a restart and counts from 0 again, as Prometheus\' rate() does), over the seconds between them; with one scrape, or scrapes without timestamps, the totals since the server started and no rate.',
   },
   {
-    figure: 'Serving latency (p50, p95, p99)',
+    figure: 'Inference-server latency (p50, p95, p99)',
     unit: 'seconds',
     meaning:
       'From the server\'s latency histograms over the same basis: the rank q x count is found among the cumulative bucket counts and interpolated linearly inside its bucket, as histogram_quantile does. A quantile that falls in the +Inf bucket is the highest finite bound and shown as >X: the true value is above it. Triton: its cumulative request duration per request (a mean).',
   },
   {
-    figure: 'Serving cost per 1,000 requests, per 1,000 tokens',
+    figure: 'Inference-server cost per 1,000 requests, per 1,000 tokens',
     unit: 'USD',
     meaning:
       'The GPU cost of the server\'s workload over the window (hourly cost x window seconds / 3600), shared among its servers in proportion to their requests, divided by the requests (generated tokens) they served, x 1,000. Only where the requests were counted over the same window.',

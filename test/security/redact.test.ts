@@ -62,6 +62,11 @@ function shows(text: string, name: string): boolean {
   return new RegExp(`(?<![A-Za-z0-9_-])${escaped}(?![A-Za-z0-9_-])`, 'i').test(text);
 }
 
+/** A report's text without its Methodology (Markdown, HTML): the definitions every report carries. */
+function withoutMethodology(text: string): string {
+  return text.split('\n## Methodology')[0]!.split('<section id="methodology">')[0]!;
+}
+
 function everyFormat(report: Report): Record<string, string> {
   return Object.fromEntries(reportFormats.map((format) => [format, renderers[format](report, { color: false, width: 100 })]));
 }
@@ -73,8 +78,9 @@ describe('redactReport on the demo fleet', async () => {
   it('leaves no host, UUID, process name or input path in any format', () => {
     const names = identifyingNames(original);
     expect(names.length).toBeGreaterThan(20); // 4 hosts, 4 paths and basenames, a dozen UUIDs, processes
+    // The Methodology's fixed definitions use everyday words that are also names here (`server`, `inference`): they are the tool's text, not the input's.
     for (const [format, text] of Object.entries(everyFormat(redacted))) {
-      for (const name of names) expect(shows(text, name), `${format} still shows ${name}`).toBe(false);
+      for (const name of names) expect(shows(withoutMethodology(text), name), `${format} still shows ${name}`).toBe(false);
     }
   });
 
@@ -134,7 +140,7 @@ describe('redactReport with Kubernetes attribution', async () => {
     expect(names).toContain('ml-training');
     expect(names).toContain('trainer-0');
     for (const [format, text] of Object.entries(everyFormat(redacted))) {
-      for (const name of names) expect(shows(text, name), `${format} still shows ${name}`).toBe(false);
+      for (const name of names) expect(shows(withoutMethodology(text), name), `${format} still shows ${name}`).toBe(false);
     }
   });
 
