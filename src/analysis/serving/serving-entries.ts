@@ -103,8 +103,9 @@ export function servingEntries(instances: Iterable<ServingInstanceState>): Servi
   const entries: ServingEntriesResult['entries'] = [];
   for (const state of instances) {
     const window = isWindow(state);
-    const times = [...state.times];
-    const windowSeconds = window ? (Math.max(...times) - Math.min(...times)) / 1000 : null;
+    let firstMs = Infinity;
+    for (const time of state.times) firstMs = Math.min(firstMs, time);
+    const windowSeconds = window ? (state.latestMs - firstMs) / 1000 : null;
     const readings = Math.max(1, ...[...state.counters.values()].map((counter) => counter.readings));
     const requests = counterValue(state, 'requests');
     // TGI counts tokens only in its token histograms: their sums.

@@ -32,7 +32,11 @@ export interface ServingInstanceState {
   model: string | null;
   namespace: string | null;
   pod: string | null;
-  /** Distinct scrape times (epoch ms) of timed readings, and the latest of them. */
+  /**
+   * Distinct scrape times (epoch ms) of timed readings, and the latest of them: a set, not a
+   * count, because a file may list each series with all its times before the next series
+   * (readings are then in order per series, not per page).
+   */
   times: Set<number>;
   latestMs: number;
   /** `metric kind series bound` -> counter. */
