@@ -14,7 +14,7 @@
 import { createReadStream } from 'node:fs';
 import { InputError } from '../support/index.js';
 import type { GpuEntry, Report } from './report.js';
-import { JsonElementSplitter, JsonSplitError, pieceSyntaxError } from '../support/index.js';
+import { JsonElementSplitter, JsonSplitError, jsonEndLocation, pieceSyntaxError } from '../support/index.js';
 import { parseGpuEntryJson, parseReportJson, readReportFile, unreadableReport, jsonPath, reportPrefix, type GpusReadApart } from './report-reader.js';
 
 const READ_CHUNK_BYTES = 1024 * 1024;
@@ -85,7 +85,7 @@ export async function readReportStreamed(file: string, keep: (gpu: GpuEntry) => 
     if (error instanceof InputError) throw error;
     if (error instanceof JsonSplitError) throw notJson(error, file, `line ${error.position.line} column ${error.position.column}`);
     // JSON.parse saw the document without its GPU entries, whose offsets are not the file's; its end is.
-    if (error instanceof SyntaxError) throw notJson(error, file, /Unexpected end of JSON input/u.test(error.message) ? 'end of file (cut short)' : undefined);
+    if (error instanceof SyntaxError) throw notJson(error, file, jsonEndLocation(error));
     throw unreadableReport(error, file);
   }
   return parseReportJson(envelope, file, apart);

@@ -77,6 +77,16 @@ export function pieceSyntaxError(error: unknown): string {
   return toDisplayText(String((error as Error).message).replace(/\s+/gu, ' ').replace(/ in JSON at position \d+(?: \(line \d+ column \d+\))?/u, ''));
 }
 
+const CUT_SHORT = /Unexpected end of JSON input/u;
+
+/**
+ * Where a streamed document's syntax error is, where that can be said without its whole text:
+ * its end, for one that is cut short (JSON.parse saw only part of it, whose offsets are not the file's).
+ */
+export function jsonEndLocation(error: unknown): string | undefined {
+  return CUT_SHORT.test(String((error as Error | undefined)?.message ?? '')) ? 'end of file (cut short)' : undefined;
+}
+
 /**
  * Where JSON.parse stopped in `text` (a whole document), as `line L, column C` (both from 1):
  * from the offset V8 names ("at position N"), or the end of the text for "Unexpected end of
@@ -85,7 +95,7 @@ export function pieceSyntaxError(error: unknown): string {
 export function jsonSyntaxLocation(error: unknown, text: string): string | undefined {
   const message = String((error as Error | undefined)?.message ?? '');
   const position = /at position (\d+)/u.exec(message)?.[1];
-  const offset = position !== undefined ? Number(position) : /Unexpected end of JSON input/u.test(message) ? text.length : undefined;
+  const offset = position !== undefined ? Number(position) : CUT_SHORT.test(message) ? text.length : undefined;
   if (offset === undefined) return undefined;
   const { line, column } = positionAfter({ line: 1, column: 1 }, text, Math.min(offset, text.length));
   return `line ${line}, column ${column}`;

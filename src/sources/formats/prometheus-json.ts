@@ -40,7 +40,7 @@ import { DcgmDevices } from '../dcgm/devices.js';
 import { emptyReadings, mergeDeviceLabels, recordSeries, sendReadings } from '../dcgm/scrape.js';
 import type { DeviceReadings } from '../dcgm/scrape.js';
 import { readDcgmValue } from '../dcgm/values.js';
-import { JsonElementSplitter, JsonSplitError, pieceSyntaxError } from '../../support/index.js';
+import { JsonElementSplitter, JsonSplitError, jsonEndLocation, pieceSyntaxError } from '../../support/index.js';
 import { WarningLimiter } from '../lexers/text/warnings.js';
 import type { Warn } from '../lexers/text/warnings.js';
 
@@ -128,7 +128,7 @@ async function readDocument(chunks: AsyncIterable<string>, file: string, reader:
     if (!(error instanceof SyntaxError)) throw error;
     // The splitter knows where in the document; JSON.parse saw the envelope only, whose offsets are not the document's, but its end is.
     const location = error instanceof JsonSplitError ? `line ${error.position.line}, column ${error.position.column}`
-      : /Unexpected end of JSON input/u.test(error.message) ? 'end of file (cut short)' : undefined;
+      : jsonEndLocation(error);
     throw new InputError(`not valid JSON: ${pieceSyntaxError(error)}`, { file, location, cause: error });
   }
 }
