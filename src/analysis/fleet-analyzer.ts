@@ -19,7 +19,7 @@ import { CpuUsageTable, MAX_CPU_SERIES, type ContainerCpuFigures, type HostCpuFi
 import { MAX_PROCESS_SERIES, ProcessCpuTable, type ProcessTreeCpuFigures } from './cpu-pipeline/process-cpu.js';
 import { ProcessTable } from './processes.js';
 import { servingEntries, type ServingEntriesResult } from './serving/serving-entries.js';
-import { MAX_SERVING_INSTANCES, MAX_SERVING_SERIES_PER_INSTANCE, ServingTable } from './serving/serving-table.js';
+import { MAX_SERVING_INSTANCES, MAX_SERVING_SERIES_PER_INSTANCE, MAX_TIMELINE_INSTANCES, ServingTable } from './serving/serving-table.js';
 import { MEMORY_MAX_MIB, sampleValues, type OutOfDomain, type SampleValues } from './sample-values.js';
 import { LARGEST_INTERVALS_KEPT, MAX_KEPT_INTERVALS, SeriesRecorder, seriesBudgets } from './series.js';
 import { closeTimeline, selectNonOverlapping, type SourcedSeries } from './timeline.js';
@@ -57,6 +57,8 @@ export interface FleetProfile {
   processCpu?: ProcessTreeCpuFigures[];
   /** Inference servers and their KPIs (./serving/), before their workload and cost are known; absent without serving metrics. */
   serving?: ServingEntriesResult['entries'];
+  /** The serving entries' intervals, for pool figures. */
+  servingTimeline?: ServingEntriesResult['timeline'];
 }
 
 export interface FleetAnalyzer extends ObservationSink {
@@ -369,23 +371,24 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       for (const [field, seen] of fields) warnings.push({ source, message: outOfDomainMessage(field, seen) });
     }
     const processCpu = this.processCpuTable?.trees();
-    const serving = this.servingTable === undefined ? undefined : this.servingFigures(warnings);
+    const served = this.servingTable === undefined ? undefined : this.servingFigures(warnings);
     this.releaseAll();
     return {
       gpus, window: { startMs, endMs, seconds }, warnings, deviceFacts, podAssignments,
-      ...(cpu === undefined ? {} : { cpu }), ...(processCpu === undefined ? {} : { processCpu }), ...(serving === undefined ? {} : { serving }),
+      ...(cpu === undefined ? {} : { cpu }), ...(processCpu === undefined ? {} : { processCpu }), ...(served === undefined ? {} : { serving: served.entries, servingTimeline: served.timeline }),
     };
   }
 
   /** The serving entries, with what was left out said on the first input that had serving metrics. */
-  private servingFigures(warnings: AnalysisWarning[]): ServingEntriesResult['entries'] {
+  private servingFigures(warnings: AnalysisWarning[]): Pick<ServingEntriesResult, 'entries' | 'timeline'> {
     const table = this.servingTable!;
     const source = this.servingSource ?? '';
-    const result = servingEntries(table.instances.values());
+    const result = servingEntries(table.instances.values(), table.grid.widthMs);
     for (const message of result.warnings) warnings.push({ source, message });
     if (table.outOfOrder > 0) warnings.push({ source, message: `${table.outOfOrder} inference-server readings older than a later scrape of the same server were left out` });
     if (table.dropped > 0) warnings.push({ source, message: `more than ${MAX_SERVING_INSTANCES} inference-server instances or ${MAX_SERVING_SERIES_PER_INSTANCE} series of one; ${table.dropped} readings of the others were not kept` });
-    return result.entries;
+    if (table.instances.size > MAX_TIMELINE_INSTANCES) warnings.push({ source, message: `more than ${MAX_TIMELINE_INSTANCES} inference-server instances: the others' load is kept as window totals only (no peaks, capacity or chart)` });
+    return result;
   }
 
   /** After `finish`: nothing of the devices is needed any more (retainedState reads zero). */

@@ -28,6 +28,7 @@ export { identifyModels, priceGpus, type PricingSettings } from './pricing.js';
 export { accountMigBoards } from './mig-accounting.js';
 export type { PodAssignmentRecord } from './pod-assignments.js';
 export { UNASSIGNED, detectPreallocation, matchesGlob, profileWorkloads } from './workloads/index.js';
-export type { WorkloadDefinition } from './workloads/index.js';
+export type { AutoscalingFacts, WorkloadDefinition } from './workloads/index.js';
 export { joinServing } from './serving/serving-workloads.js';
 export { servingFindings } from './serving/serving-findings.js';
+export { servingPools } from './serving/serving-pools.js';

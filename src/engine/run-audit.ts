@@ -14,6 +14,7 @@ import {
   accountMigBoards,
   identifyModels,
   joinServing,
+  servingPools,
   nodesByHost,
   pipelineInputs,
   podsOnDevices,
@@ -107,7 +108,7 @@ export interface AuditResult {
 
 /** What either kind of source hands to the rest of the pipeline. */
 interface ReadProfile {
-  profile: Pick<FleetProfile, 'gpus' | 'window' | 'deviceFacts'> & Partial<Pick<FleetProfile, 'podAssignments' | 'cpu' | 'processCpu' | 'serving'>>;
+  profile: Pick<FleetProfile, 'gpus' | 'window' | 'deviceFacts'> & Partial<Pick<FleetProfile, 'podAssignments' | 'cpu' | 'processCpu' | 'serving' | 'servingTimeline'>>;
   sources: SourceSummary[];
   failures: InputError[];
   transfer?: TransferStats;
@@ -174,15 +175,19 @@ async function finishAudit({ profile, sources, failures, transfer }: ReadProfile
   const gpus = accountMigBoards(priceGpus(identifyModels(profile.gpus, profile.deviceFacts), { ...options, catalog, nodeOfHost }));
   const podAssignments = profile.podAssignments ?? new Map();
   const kubernetes = kubernetesReads.length === 0 ? undefined : attributeKubernetes({ inventory, gpus, podAssignments, idleThresholdPct: options.idleThresholdPct });
-  const workloads = (options.workloads ?? []).length === 0
+  const profiled = (options.workloads ?? []).length === 0
     ? []
     : profileWorkloads(gpus, options.workloads!, {
       vramHeadroomPct: options.vramHeadroomPct,
       podsByDevice: podsOnDevices(podAssignments, inventory.pods),
       pipeline: pipelineInputs({ cpu: profile.cpu, processCpu: profile.processCpu, inventory, nodeOfHost, gpus, idleThresholdPct: options.idleThresholdPct }),
     });
+  const gpuHost = new Map(gpus.map((gpu) => [gpu.id, gpu.host]));
+  const serving = profile.serving === undefined ? undefined : joinServing(profile.serving, profiled, options.workloads ?? [], gpuHost);
+  const pools = serving === undefined ? new Map() : servingPools(serving, profile.servingTimeline, profiled, options.workloads ?? []);
+  const workloads = profiled.map((workload) => (pools.has(workload.name) ? { ...workload, serving: pools.get(workload.name)! } : workload));
   const reserved1yDiscountPct = options.commitmentDiscountPct?.['reserved-1y'];
-  const advice = planFleet({ gpus, workloads, definitions: options.workloads ?? [], ...(kubernetes === undefined ? {} : { kubernetes: kubernetes.section }) }, {
+  const advice = planFleet({ gpus, workloads, definitions: options.workloads ?? [], ...(kubernetes === undefined ? {} : { kubernetes: kubernetes.section }), ...(serving === undefined ? {} : { serving }) }, {
     ...DEFAULT_RECOMMEND_SETTINGS,
     basis: options.planBasis ?? 'observed',
     catalog,
@@ -195,8 +200,6 @@ async function finishAudit({ profile, sources, failures, transfer }: ReadProfile
     ...(reserved1yDiscountPct === undefined ? {} : { commitment: { fraction: reserved1yDiscountPct / 100, source: 'gpu-audit.yaml pricing.discounts.reserved1yPct' } }),
   });
   options.performance?.onPlanDone?.();
-  const gpuHost = new Map(gpus.map((gpu) => [gpu.id, gpu.host]));
-  const serving = profile.serving === undefined ? undefined : joinServing(profile.serving, workloads, options.workloads ?? [], gpuHost);
   const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
   const report: Report = {
     schemaVersion: REPORT_SCHEMA_VERSION,

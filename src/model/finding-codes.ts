@@ -22,6 +22,7 @@ export const FINDING_CODES = {
   'slo-breach': { rule: 'an inference server\'s measured p95 latency is above its workload\'s SLO' },
   'kv-cache-pressure': { rule: 'an inference server\'s KV cache stays nearly full, or requests were preempted for want of it' },
   'queue-saturation': { rule: 'requests wait in an inference server\'s queue scrape after scrape' },
+  'overprovisioned-pool': { rule: 'a serving pool runs more replicas than its measured peak needs at its measured capacity' },
 } as const satisfies Record<string, { rule: string }>;
 
 export type FindingCode = keyof typeof FINDING_CODES;

@@ -162,11 +162,25 @@ const workloadCost: ContractNode = {
   nested: { wasteBreakdown: wasteBreakdown },
 };
 
+const servingCapacity: ContractNode = {
+  definition: 'ServingCapacity',
+  keys: ['requestsPerSecondPerGpu', 'generationTokensPerSecondPerGpu', 'p95Ms', 'basis', 'confidence', 'intervalsWithinSlo', 'intervalsOverSlo'],
+  optional: [],
+  nested: {},
+};
+
+const workloadServing: ContractNode = {
+  definition: 'WorkloadServing',
+  keys: ['servers', 'intervalSeconds', 'peakRequestsPerSecond', 'peakAt', 'peakGenerationTokensPerSecond', 'rampRequestsPerSecondPerMinute', 'sloP95Ms', 'capacity', 'capacityNote', 'requests', 'costPer1000RequestsUsd', 'costPer1000RequestsAtCapacityUsd', 'costPer1000TokensUsd', 'costPer1000TokensAtCapacityUsd'],
+  optional: [],
+  nested: { capacity: servingCapacity },
+};
+
 const workloadEntry: ContractNode = {
   definition: 'WorkloadEntry',
-  keys: ['name', 'kind', 'version', 'tenant', 'gpus', 'sharedGpus', 'gpuHours', 'vram', 'compute', 'cpuPipeline', 'sidecars', 'cost'],
-  optional: ['version', 'tenant', 'sharedGpus', 'gpuHours'],
-  nested: { vram: vramProfile, compute: workloadCompute, cpuPipeline: cpuPipeline, sidecars: sidecars, cost: workloadCost },
+  keys: ['name', 'kind', 'version', 'tenant', 'gpus', 'sharedGpus', 'gpuHours', 'vram', 'compute', 'cpuPipeline', 'sidecars', 'cost', 'serving'],
+  optional: ['version', 'tenant', 'sharedGpus', 'gpuHours', 'serving'],
+  nested: { vram: vramProfile, compute: workloadCompute, cpuPipeline: cpuPipeline, sidecars: sidecars, cost: workloadCost, serving: workloadServing },
 };
 
 const finding: ContractNode = {
@@ -206,8 +220,8 @@ const placement: ContractNode = {
 
 const recommendationConfig: ContractNode = {
   definition: 'RecommendationConfig',
-  keys: ['format', 'text'],
-  optional: [],
+  keys: ['format', 'text', 'alternative'],
+  optional: ['alternative'],
   nested: {},
 };
 
@@ -295,11 +309,18 @@ const servingGauge: ContractNode = {
   nested: {},
 };
 
+const servingPoint: ContractNode = {
+  definition: 'ServingPoint',
+  keys: ['start', 'requestsPerSecond', 'generationTokensPerSecond', 'e2eP95Seconds', 'e2eP95Above', 'waitingMean'],
+  optional: [],
+  nested: {},
+};
+
 const servingEntry: ContractNode = {
   definition: 'ServingEntry',
-  keys: ['server', 'instance', 'host', 'model', 'namespace', 'pod', 'workload', 'basis', 'scrapes', 'windowSeconds', 'counterResets', 'requests', 'failedRequests', 'requestsPerSecond', 'promptTokens', 'generationTokens', 'generationTokensPerSecond', 'preemptions', 'e2eLatency', 'ttft', 'tpot', 'queueTime', 'running', 'waiting', 'kvCacheUsagePct', 'costPer1000RequestsUsd', 'costPer1000TokensUsd'],
-  optional: [],
-  nested: { e2eLatency: servingLatency, ttft: servingLatency, tpot: servingLatency, queueTime: servingLatency, running: servingGauge, waiting: servingGauge, kvCacheUsagePct: servingGauge },
+  keys: ['server', 'instance', 'host', 'model', 'namespace', 'pod', 'workload', 'basis', 'scrapes', 'windowSeconds', 'counterResets', 'requests', 'failedRequests', 'requestsPerSecond', 'promptTokens', 'generationTokens', 'generationTokensPerSecond', 'preemptions', 'e2eLatency', 'ttft', 'tpot', 'queueTime', 'running', 'waiting', 'kvCacheUsagePct', 'costPer1000RequestsUsd', 'costPer1000TokensUsd', 'intervalSeconds', 'series'],
+  optional: ['intervalSeconds', 'series'],
+  nested: { e2eLatency: servingLatency, ttft: servingLatency, tpot: servingLatency, queueTime: servingLatency, running: servingGauge, waiting: servingGauge, kvCacheUsagePct: servingGauge, series: servingPoint },
 };
 
 export const REPORT_ORDER: ContractNode = {

@@ -214,6 +214,33 @@ export const WorkloadCost = z.object({
   wasteBreakdown: WasteBreakdown.optional().describe("monthlyWasteUsd by cause."),
 }).meta({ id: "WorkloadCost", description: "What a workload costs." });
 
+export const ServingCapacity = z.object({
+  requestsPerSecondPerGpu: z.number().min(0).describe("The highest pool request rate of an interval whose end-to-end p95 stayed within the SLO, over the workload's GPUs. Unit: requests per second per GPU."),
+  generationTokensPerSecondPerGpu: z.number().min(0).nullable().describe("Generated tokens per second per GPU in that interval; null where the servers count no tokens. Unit: tokens per second per GPU."),
+  p95Ms: z.number().min(0).describe("The pool's end-to-end p95 in that interval. Unit: ms."),
+  basis: z.enum(["knee", "approached", "lower-bound"]).describe("knee: an interval at 90% of this load or more went over the SLO, so the capacity is bounded from both sides; approached: the p95 reached 80% of the SLO at this load, and no heavier interval breached; lower-bound: the window never came near the SLO, so the GPUs can serve at least this."),
+  confidence: z.enum(["high", "medium", "low"]).describe("knee: high; approached: medium; lower-bound: low."),
+  intervalsWithinSlo: z.number().int().min(0).describe("Intervals with requests whose p95 stayed within the SLO. Unit: count."),
+  intervalsOverSlo: z.number().int().min(0).describe("Intervals with requests whose p95 went over it (a p95 in the +Inf bucket below the SLO counts as over: it cannot be shown within). Unit: count."),
+}).meta({ id: "ServingCapacity", description: "What one GPU of the workload served within its latency SLO, measured from load and latency by interval." });
+
+export const WorkloadServing = z.object({
+  servers: z.number().int().min(1).describe("Inference-server instances joined to the workload. Unit: count."),
+  intervalSeconds: z.number().min(0).nullable().describe("Width of the intervals the pool's figures are read in; null without timed scrapes. Unit: seconds."),
+  peakRequestsPerSecond: z.number().min(0).nullable().describe("The highest interval's request rate of all the servers together (the servers' rates added interval by interval, not their separate peaks). Unit: requests per second."),
+  peakAt: z.iso.datetime({ offset: true }).nullable().describe("Start of that interval (RFC 3339)."),
+  peakGenerationTokensPerSecond: z.number().min(0).nullable().describe("The highest interval's generated-token rate of the pool. Unit: tokens per second."),
+  rampRequestsPerSecondPerMinute: z.number().min(0).nullable().describe("The fastest growth of the pool's request rate between two intervals at most max(coldStartSeconds, 300 s) apart, per minute. Unit: requests per second per minute."),
+  sloP95Ms: z.number().min(0).nullable().describe("The workload's slo.p95Ms from gpu-audit.yaml; null when not declared. Unit: ms."),
+  capacity: ServingCapacity.nullable().describe("Measured capacity within the SLO; null where it cannot be measured (capacityNote says why)."),
+  capacityNote: z.string().describe("How capacity was measured, or why it was not."),
+  requests: z.number().min(0).nullable().describe("Requests the pool served in the window. Unit: requests."),
+  costPer1000RequestsUsd: z.number().min(0).nullable().describe("The workload's GPU cost over the servers' window / requests x 1000. Unit: USD per 1,000 requests."),
+  costPer1000RequestsAtCapacityUsd: z.number().min(0).nullable().describe("Hourly cost per GPU / (capacity.requestsPerSecondPerGpu x 3600) x 1000: the figure were every GPU kept at its measured capacity. Unit: USD per 1,000 requests."),
+  costPer1000TokensUsd: z.number().min(0).nullable().describe("As costPer1000RequestsUsd, over generated tokens. Unit: USD per 1,000 generated tokens."),
+  costPer1000TokensAtCapacityUsd: z.number().min(0).nullable().describe("As costPer1000RequestsAtCapacityUsd, at capacity.generationTokensPerSecondPerGpu. Unit: USD per 1,000 generated tokens."),
+}).meta({ id: "WorkloadServing", description: "A serving workload's pool, from its inference servers' metrics: peak, ramp, measured capacity and cost per 1,000." });
+
 export const WorkloadEntry = z.object({
   name: z.string().describe("Workload name (from Kubernetes or gpu-audit.yaml)."),
   kind: z.string().describe("Workload kind (`deployment`, `job`, `training`, `inference`, ...)."),
@@ -227,6 +254,7 @@ export const WorkloadEntry = z.object({
   cpuPipeline: CpuPipeline.describe("Input pipeline verdict."),
   sidecars: Sidecars.describe("Sidecar overhead."),
   cost: WorkloadCost.describe("Cost."),
+  serving: WorkloadServing.optional().describe("Present where inference-server metrics were joined to the workload."),
 }).meta({ id: "WorkloadEntry", description: "A workload (deployment, job, configured service) and its GPU use." });
 
 export const Evidence = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).nullable()).meta({ id: "Evidence", description: "Named facts behind a finding or recommendation; keys name the unit where a value has one (`idleHours`, `requiredMiB`)." });
@@ -243,6 +271,11 @@ export const Finding = z.object({
 export const RecommendationConfig = z.object({
   format: z.string().describe("Language of the text (`yaml`, `json`, `shell`, ...)."),
   text: z.string().describe("The configuration, verbatim."),
+  alternative: z.object({
+    note: z.string().describe("When and how to apply it instead."),
+    format: z.string().describe("Language of the text."),
+    text: z.string().describe("The configuration, verbatim."),
+  }).optional().describe("A configuration to apply instead of text, never beside it (autoscale: the HPA and prometheus-adapter rules for a cluster without KEDA)."),
 }).meta({ id: "RecommendationConfig", description: "A ready-to-apply configuration for a recommendation." });
 
 export const Recommendation = z.object({
@@ -311,7 +344,7 @@ export const Placement = z.object({
 
 export const PlanStep = z.object({
   id: z.string().min(1).describe("Stable within a report; recommendations[] of the step carry the same id."),
-  action: z.enum(["release", "move", "repartition", "share", "commit", "raise-cpu", "trim-sidecars", "scale"]).describe("The change to make."),
+  action: z.enum(["release", "move", "repartition", "share", "commit", "raise-cpu", "trim-sidecars", "scale", "autoscale"]).describe("The change to make."),
   workloads: z.array(z.string()).describe("Workloads the step changes."),
   from: z.string().describe("What is there now."),
   to: z.string().describe("What to have instead."),
@@ -430,6 +463,15 @@ export const ServingGauge = z.object({
   max: z.number().min(0).describe("Largest reading. Unit: that of the field."),
 }).meta({ id: "ServingGauge", description: "A gauge over the scrapes read." });
 
+export const ServingPoint = z.object({
+  start: z.iso.datetime({ offset: true }).describe("Start of the interval (RFC 3339); the interval is the entry's intervalSeconds wide."),
+  requestsPerSecond: z.number().min(0).describe("Requests the server finished in the interval / the scrape time the interval covers. Unit: requests per second."),
+  generationTokensPerSecond: z.number().min(0).describe("Generated tokens, as requestsPerSecond. Unit: tokens per second."),
+  e2eP95Seconds: z.number().min(0).nullable().describe("End-to-end p95 from the interval's bucket increases; null without requests or histogram. Unit: seconds."),
+  e2eP95Above: z.boolean().describe("The p95 fell in the +Inf bucket: e2eP95Seconds is the highest finite bound, and the true value above it."),
+  waitingMean: z.number().min(0).nullable().describe("Mean of the queue gauge's readings in the interval. Unit: requests."),
+}).meta({ id: "ServingPoint", description: "One interval of a server's load and latency." });
+
 export const ServingEntry = z.object({
   server: z.enum(SERVING_SERVERS).describe("Which inference server wrote the metrics."),
   instance: z.string().describe("The server instance: server, host, pod, model and engine, as far as the labels name them."),
@@ -458,6 +500,8 @@ export const ServingEntry = z.object({
   kvCacheUsagePct: ServingGauge.nullable().describe("KV-cache blocks in use (vLLM, SGLang token usage). Unit: percent."),
   costPer1000RequestsUsd: z.number().min(0).nullable().describe("The workload's GPU cost over the window (hourly cost x windowSeconds / 3600, shared by its servers in proportion to their requests) / requests x 1000; null without a workload, a price or the window basis. Unit: USD per 1,000 requests."),
   costPer1000TokensUsd: z.number().min(0).nullable().describe("As costPer1000RequestsUsd, over generated tokens. Unit: USD per 1,000 generated tokens."),
+  intervalSeconds: z.number().min(0).nullable().optional().describe("Width of the series' intervals: 60 s, or 300, 900, 1800, 3600 s and then doubling, as a long window needs to stay within 432 intervals; null on the since-start basis. Unit: seconds."),
+  series: z.array(ServingPoint).optional().describe("Load and latency by interval, in time order; empty on the since-start basis."),
 }).meta({ id: "ServingEntry", description: "One inference-server instance and its serving KPIs, read from its Prometheus metrics." });
 
 export const Report = z.object({
@@ -520,6 +564,9 @@ export type KubernetesPodEntry = z.output<typeof KubernetesPodEntry>;
 export type ServingLatency = z.output<typeof ServingLatency>;
 export type ServingGauge = z.output<typeof ServingGauge>;
 export type ServingEntry = z.output<typeof ServingEntry>;
+export type ServingPoint = z.output<typeof ServingPoint>;
+export type ServingCapacity = z.output<typeof ServingCapacity>;
+export type WorkloadServing = z.output<typeof WorkloadServing>;
 export type KubernetesNodeEntry = z.output<typeof KubernetesNodeEntry>;
 export type KubernetesSection = z.output<typeof KubernetesSection>;
 export type Report = z.output<typeof Report>;

@@ -5,7 +5,8 @@
  */
 import { DEFAULT_IDLE_THRESHOLD_PCT, type InstanceCatalog, type PricingModel } from '../model/index.js';
 import type { ComputeBasis } from '../model/index.js';
-import type { InstanceTypeBasis, VramProfile } from '../model/index.js';
+import type { InstanceTypeBasis, ServingServer, VramProfile } from '../model/index.js';
+import type { AutoscalingFacts } from '../analysis/index.js';
 
 export type WorkloadKind = 'training' | 'inference' | 'batch' | 'interactive' | 'unknown';
 
@@ -21,12 +22,33 @@ export interface ServingFacts {
   /** Peak demand in the same unit. */
   peakDemandPerSecond: number | null;
   latencySloMs: number | null;
-  /** Seconds from scheduling a replica to serving traffic. */
+  /** Seconds from scheduling a replica to serving traffic (gpu-audit.yaml coldStartSeconds). */
   coldStartSeconds: number | null;
-  /** Fastest demand growth, in the throughput unit per minute. */
+  /** Fastest demand growth, in requests per second per minute (measured from the servers' request rate). */
   rampPerMinute: number | null;
-  /** Metrics a scaler can read: queue length (KEDA Prometheus), latency; never utilization alone. */
-  queueMetric: { query: string; serverAddress: string; targetPerReplica: number } | null;
+  /** The pool as its inference servers measured it (report workloads[].serving); null without server metrics. */
+  measured: MeasuredServing | null;
+  /** What an autoscaler reads (gpu-audit.yaml autoscaling); null where not configured. */
+  autoscaling: AutoscalingFacts | null;
+}
+
+/** Measured serving figures, in requests per second. */
+export interface MeasuredServing {
+  peakPerSecond: number;
+  /** Per GPU within the SLO; null where not measured (note says why). */
+  capacityPerGpu: number | null;
+  capacityBasis: 'knee' | 'approached' | 'lower-bound' | null;
+  capacityConfidence: 'high' | 'medium' | 'low' | null;
+  /** The pool's p95 at the capacity load. */
+  p95AtCapacityMs: number | null;
+  note: string;
+  /** Queue gauge figures of the servers, where read: the most per server, over the window. */
+  waitingMaxPerServer: number | null;
+  servers: number;
+  /** The servers' kind, namespace and model, for default autoscaler queries. */
+  server: ServingServer;
+  namespace: string | null;
+  model: string | null;
 }
 
 export interface CheckpointFacts {

@@ -5,16 +5,39 @@
  * no workload holds. The `unassigned` workload is never a unit of its own.
  */
 import { UNASSIGNED, type WorkloadDefinition } from '../analysis/index.js';
-import type { GpuEntry, WorkloadEntry } from '../model/index.js';
+import type { GpuEntry, ServingEntry, WorkloadEntry } from '../model/index.js';
 import { demandUnitsFromGpus } from './demand-units.js';
-import type { DemandUnit, ServingFacts, WorkloadKind } from './types.js';
+import type { DemandUnit, MeasuredServing, ServingFacts, WorkloadKind } from './types.js';
 
 const KINDS: readonly WorkloadKind[] = ['training', 'inference', 'batch', 'interactive'];
 
-function servingFacts(definition: WorkloadDefinition | undefined): ServingFacts | null {
-  if (definition === undefined) return null;
-  const { throughputPerGpu, peakDemand, slo } = definition;
-  if (throughputPerGpu === undefined && peakDemand === undefined && slo === undefined) return null;
+/** The pool its inference servers measured, where they measured a peak. */
+function measuredServing(workload: WorkloadEntry, servers: readonly ServingEntry[]): MeasuredServing | null {
+  const pool = workload.serving;
+  if (pool === undefined || pool.peakRequestsPerSecond === null) return null;
+  const own = servers.filter((entry) => entry.workload === workload.name);
+  const first = own[0];
+  const waiting = own.map((entry) => entry.waiting?.max).filter((value): value is number => value !== undefined);
+  return {
+    peakPerSecond: pool.peakRequestsPerSecond,
+    capacityPerGpu: pool.capacity?.requestsPerSecondPerGpu ?? null,
+    capacityBasis: pool.capacity?.basis ?? null,
+    capacityConfidence: pool.capacity?.confidence ?? null,
+    p95AtCapacityMs: pool.capacity?.p95Ms ?? null,
+    note: pool.capacityNote,
+    waitingMaxPerServer: waiting.length === 0 ? null : Math.max(...waiting),
+    servers: pool.servers,
+    server: first?.server ?? 'vllm',
+    namespace: first?.namespace ?? null,
+    model: first?.model ?? null,
+  };
+}
+
+function servingFacts(definition: WorkloadDefinition | undefined, workload: WorkloadEntry, servers: readonly ServingEntry[]): ServingFacts | null {
+  const measured = measuredServing(workload, servers);
+  if (definition === undefined && measured === null) return null;
+  const { throughputPerGpu, peakDemand, slo, coldStartSeconds, autoscaling } = definition ?? {};
+  if (throughputPerGpu === undefined && peakDemand === undefined && slo === undefined && measured === null && autoscaling === undefined) return null;
   // Throughput and demand are only comparable in the same unit (requests/s or tokens/s).
   const comparable = throughputPerGpu !== undefined && peakDemand !== undefined && throughputPerGpu.unit === peakDemand.unit;
   return {
@@ -22,9 +45,10 @@ function servingFacts(definition: WorkloadDefinition | undefined): ServingFacts 
     perGpuThroughputPerSecond: comparable ? throughputPerGpu.value : null,
     peakDemandPerSecond: comparable ? peakDemand.value : null,
     latencySloMs: slo?.p95Ms ?? null,
-    coldStartSeconds: null,
-    rampPerMinute: null,
-    queueMetric: null,
+    coldStartSeconds: coldStartSeconds ?? null,
+    rampPerMinute: workload.serving?.rampRequestsPerSecondPerMinute ?? null,
+    measured,
+    autoscaling: autoscaling ?? null,
   };
 }
 
@@ -41,7 +65,7 @@ function sizingFloorMiB(workload: WorkloadEntry): number | null {
   return Math.ceil(Math.max(requiredMiB, peakMiB));
 }
 
-function unitOf(workload: WorkloadEntry, devices: GpuEntry[], physical: GpuEntry[], definition: WorkloadDefinition | undefined): DemandUnit {
+function unitOf(workload: WorkloadEntry, devices: GpuEntry[], physical: GpuEntry[], definition: WorkloadDefinition | undefined, servers: readonly ServingEntry[]): DemandUnit {
   const first = physical[0]!;
   const onMig = devices.every((device) => device.parentId !== null);
   const gpuHours = devices.reduce((sum, device) => sum + device.gpuHours, 0);
@@ -63,7 +87,7 @@ function unitOf(workload: WorkloadEntry, devices: GpuEntry[], physical: GpuEntry
     tenant: workload.tenant ?? null,
     kind: (KINDS as readonly string[]).includes(workload.kind) ? (workload.kind as WorkloadKind) : 'unknown',
     checkpoint: definition?.checkpoint === undefined ? null : { intervalSeconds: definition.checkpoint.intervalMinutes * 60, restoreSeconds: definition.checkpoint.restoreMinutes * 60 },
-    serving: servingFacts(definition),
+    serving: servingFacts(definition, workload, servers),
     window: { hours: devices.length === 0 ? 0 : gpuHours / devices.length, samples: Math.min(...devices.map((device) => device.samples)) },
     processNames: [...new Set(devices.flatMap((device) => device.processes.map((process) => process.name)))],
   };
@@ -74,6 +98,7 @@ export function demandUnitsFromWorkloads(
   definitions: readonly WorkloadDefinition[],
   gpus: readonly GpuEntry[],
   headroom: number,
+  servers: readonly ServingEntry[] = [],
 ): DemandUnit[] {
   const byId = new Map(gpus.map((gpu) => [gpu.id, gpu]));
   const covered = new Set<string>();
@@ -83,7 +108,7 @@ export function demandUnitsFromWorkloads(
     const devices = workload.gpus.map((id) => byId.get(id)).filter((gpu): gpu is GpuEntry => gpu !== undefined);
     const physical = devices.map((device) => (device.parentId === null ? device : byId.get(device.parentId))).filter((gpu): gpu is GpuEntry => gpu !== undefined);
     if (devices.length === 0 || physical.length === 0) continue;
-    units.push(unitOf(workload, devices, physical, definitions.find((definition) => definition.name === workload.name)));
+    units.push(unitOf(workload, devices, physical, definitions.find((definition) => definition.name === workload.name), servers));
     for (const device of devices) covered.add(device.id);
   }
   // Per-GPU units for what no movable workload holds (a MIG device is covered on its own).

@@ -1,4 +1,5 @@
 /** Markdown building blocks every Markdown output shares: a table that escapes every cell, a fenced block, evidence as text. */
+import type { RecommendationConfig } from '../model/index.js';
 import { escapeMarkdown, toDisplayBlock } from '../support/index.js';
 
 export interface Column<Row> {
@@ -25,4 +26,11 @@ export function fencedBlock(format: string, text: string): string {
   const fence = '`'.repeat(Math.max(3, longestRun + 1));
   const language = format.replace(/[^A-Za-z0-9_+-]/gu, '');
   return `${fence}${language}\n${block}\n${fence}`;
+}
+
+/** A step's config, and the one to apply instead where there is one. */
+export function configBlocks(config: RecommendationConfig | undefined): string[] {
+  if (config === undefined) return [];
+  const alternative = config.alternative;
+  return ['', fencedBlock(config.format, config.text), ...(alternative === undefined ? [] : ['', `Instead: ${escapeMarkdown(alternative.note)}`, '', fencedBlock(alternative.format, alternative.text)])];
 }

@@ -5,7 +5,7 @@
  * input can neither break a table nor inject HTML.
  */
 import type { Finding, GpuEntry, Recommendation, Report, ServingEntry, Severity } from '../model/index.js';
-import { SERVING_COLUMNS, SERVING_NOTE } from './serving-figures.js';
+import { POOL_COLUMNS, POOL_NOTE, SERVING_COLUMNS, SERVING_NOTE, servingPools, type ServingPool } from './serving-figures.js';
 import { FIGURE_DEFINITIONS } from './definitions.js';
 import {
   describeEvidence,
@@ -31,7 +31,7 @@ import { escapeMarkdown } from '../support/index.js';
 import { GPU_FIGURES } from './gpu-figures.js';
 import type { Renderer } from './types.js';
 import { workloadsMarkdown } from './workloads-markdown.js';
-import { fencedBlock, markdownTable, type Column } from './markdown-blocks.js';
+import { configBlocks, markdownTable, type Column } from './markdown-blocks.js';
 import { planMarkdownSection } from './plan-markdown.js';
 
 const TOP_FINDINGS_IN_SUMMARY = 3;
@@ -220,7 +220,12 @@ function serving(report: Report): string {
   const entries = report.serving ?? [];
   if (entries.length === 0) return '';
   const columns: Column<ServingEntry>[] = SERVING_COLUMNS.map((column) => ({ header: column.documentHeader, align: column.align, cell: column.cell }));
-  return ['## Serving', '', escapeMarkdown(SERVING_NOTE), '', markdownTable(columns, entries)].join('\n');
+  const pools = servingPools(report.workloads);
+  const poolColumns: Column<ServingPool>[] = POOL_COLUMNS.map((column) => ({ header: column.documentHeader, align: column.align, cell: column.cell }));
+  return [
+    '## Serving', '', escapeMarkdown(SERVING_NOTE), '', markdownTable(columns, entries),
+    ...(pools.length === 0 ? [] : ['', '### Serving pools', '', escapeMarkdown(POOL_NOTE), '', markdownTable(poolColumns, pools)]),
+  ].join('\n');
 }
 
 function findings(report: Report, names: GpuNames): string {
@@ -250,7 +255,7 @@ function recommendation(item: Recommendation, position: number, names: GpuNames)
     `- **Risks:** ${item.risks.length > 0 ? escapeMarkdown(item.risks.join('; ')) : 'none named'}`,
     `- **Rationale:** ${escapeMarkdown(item.rationale)}`,
     `- **Evidence:** ${escapeMarkdown(describeEvidence(item.evidence))}`,
-    ...(item.config === undefined ? [] : ['', fencedBlock(item.config.format, item.config.text)]),
+    ...configBlocks(item.config),
   ].join('\n');
 }
 

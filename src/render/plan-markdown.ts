@@ -8,7 +8,7 @@ import { escapeMarkdown } from '../support/index.js';
 import { describeEvidence, formatCount, formatQuantity, formatUsd } from './format.js';
 import { gpuNames } from './gpu-labels.js';
 import { namedUnits, sharingWords } from './plan-words.js';
-import { fencedBlock, markdownTable, type Column } from './markdown-blocks.js';
+import { configBlocks, markdownTable, type Column } from './markdown-blocks.js';
 
 const FLEET_COLUMNS: readonly Column<PlanInstance>[] = [
   { header: 'Instance type', align: 'left', cell: (row) => row.instanceType ?? 'unknown type' },
@@ -51,7 +51,7 @@ function step(item: PlanStep, position: number, name: (workload: string) => stri
     `- **Confidence:** ${escapeMarkdown(`${item.confidence}${reasons}`)}`,
     `- **Risks:** ${item.risks.length > 0 ? escapeMarkdown(item.risks.join('; ')) : 'none named'}`,
     `- **Evidence:** ${escapeMarkdown(describeEvidence(item.evidence))}`,
-    ...(item.config === undefined ? [] : ['', fencedBlock(item.config.format, item.config.text)]),
+    ...configBlocks(item.config),
   ].join('\n');
 }
 

@@ -29,7 +29,7 @@ import type { RenderOptions, Renderer } from './types.js';
 import { planTerminalSection } from './plan-terminal.js';
 import { workloadsTerminalSection } from './workloads-table.js';
 import { renderFittedTable } from './fitted-table.js';
-import { SERVING_COLUMNS, SERVING_NOTE } from './serving-figures.js';
+import { POOL_COLUMNS, POOL_NOTE, SERVING_COLUMNS, SERVING_NOTE, servingPools, type ServingPool } from './serving-figures.js';
 
 const TOP_RECOMMENDATIONS = 5;
 const MOST_FINDINGS = 15;
@@ -334,7 +334,13 @@ function servingSection({ report, style, width }: Context): string {
   const columns = SERVING_COLUMNS.map((column) => ({ ...column, header: column.terminalHeader, cell: (entry: ServingEntry) => toDisplayText(column.cell(entry)) }));
   const { table, omitted } = renderFittedTable(columns, entries, width, style);
   const note = `${SERVING_NOTE}${omitted.length === 0 ? '' : ` Not shown at this width: ${omitted.join(', ')} (see --format markdown).`}`;
-  return `${style.heading(`Serving (${entries.length} server instance${entries.length === 1 ? '' : 's'})`)}\n${table}\n${wrapWords(note, width).map((line) => style.dim(line)).join('\n')}`;
+  const servers = `${style.heading(`Serving (${entries.length} server instance${entries.length === 1 ? '' : 's'})`)}\n${table}\n${wrapWords(note, width).map((line) => style.dim(line)).join('\n')}`;
+  const pools = servingPools(report.workloads);
+  if (pools.length === 0) return servers;
+  const poolColumns = POOL_COLUMNS.map((column) => ({ ...column, header: column.terminalHeader, cell: (pool: ServingPool) => toDisplayText(column.cell(pool)) }));
+  const fitted = renderFittedTable(poolColumns, pools, width, style);
+  const poolNote = `${POOL_NOTE}${fitted.omitted.length === 0 ? '' : ` Not shown at this width: ${fitted.omitted.join(', ')} (see --format markdown).`}`;
+  return `${servers}\n\n${style.heading('Serving pools')}\n${fitted.table}\n${wrapWords(poolNote, width).map((line) => style.dim(line)).join('\n')}`;
 }
 
 function planSection({ report, style, width }: Context): string {

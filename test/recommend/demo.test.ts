@@ -10,6 +10,8 @@ import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { validateMigPartedConfig } from '../../src/recommend/sharing/mig.js';
+import { validateScaledObject } from '../../src/recommend/autoscale/keda.js';
+import { validateAdapterRules, validateHorizontalPodAutoscaler } from '../../src/recommend/autoscale/hpa.js';
 import type { Report } from '../../src/model/report.js';
 import { runBuiltCli } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/corpus.js';
@@ -56,9 +58,10 @@ describe('the plan for the demo fleet', () => {
     expect(report.plan!.placements.map((placement) => placement.workload).sort()).toEqual(names);
   });
 
-  it('has no two steps on the same workload, and the recommendations are the steps', () => {
+  it('has no two steps that place the same workload, and the recommendations are the steps', () => {
     const plan = report.plan!;
-    const touched = plan.steps.flatMap((step) => step.workloads);
+    // An autoscaler changes no placement: it comes after the move of its workload.
+    const touched = plan.steps.filter((step) => step.action !== 'autoscale').flatMap((step) => step.workloads);
     expect(new Set(touched).size).toBe(touched.length);
     expect(report.recommendations.map((recommendation) => recommendation.id)).toEqual(plan.steps.map((step) => step.id));
     expect(report.recommendations.every((recommendation) => recommendation.counted === true)).toBe(true);
@@ -70,15 +73,30 @@ describe('the plan for the demo fleet', () => {
     }
   });
 
-  it('moves the two ~61 GiB H200 services to single-GPU 80 GB instances and says the declared peaks disagree with the telemetry', () => {
+  it('sizes chat-8b from its server\'s measured capacity, and code-13b, whose window never came near its SLO, from the telemetry', () => {
     const plan = report.plan!;
-    for (const name of ['chat-8b', 'code-13b']) {
-      const placement = plan.placements.find((candidate) => candidate.workload === name)!;
-      expect(placement).toMatchObject({ action: 'move', instanceType: 'p5.4xlarge', replicas: 1, gpus: 1 });
-    }
-    // chat-8b: 6000 / 2400 tokens/s = 2.5 GPUs declared, p95 40% of one observed.
-    const chat = report.findings.find((finding) => finding.id === 'declared-vs-observed:chat-8b')!;
-    expect(chat.evidence).toMatchObject({ declaredGpus: 2.5, declaredReplicas: 3, observedGpusAtP95: 0.4, planBasis: 'observed' });
+    const chat = report.workloads.find((workload) => workload.name === 'chat-8b')!.serving!;
+    expect(chat.capacity).toMatchObject({ basis: 'knee', confidence: 'high' });
+    // ceil(peak / capacity per GPU x 1.2): three single-GPU replicas, each on an 80 GB H100.
+    const replicas = Math.ceil((chat.peakRequestsPerSecond! / chat.capacity!.requestsPerSecondPerGpu) * 1.2);
+    expect(replicas).toBe(3);
+    expect(plan.placements.find((candidate) => candidate.workload === 'chat-8b')).toMatchObject({ action: 'move', instanceType: 'p5.4xlarge', replicas, gpus: replicas });
+    expect(report.workloads.find((workload) => workload.name === 'code-13b')!.serving!.capacity).toMatchObject({ basis: 'lower-bound', confidence: 'low' });
+    expect(plan.placements.find((candidate) => candidate.workload === 'code-13b')).toMatchObject({ action: 'move', instanceType: 'p5.4xlarge', replicas: 1, gpus: 1 });
+    // code-13b: 9 / 6 requests/s = 1.5 GPUs declared, p95 40% of one observed.
+    const code = report.findings.find((finding) => finding.id === 'declared-vs-observed:code-13b')!;
+    expect(code.evidence).toMatchObject({ declaredGpus: 1.5, declaredReplicas: 2, observedGpusAtP95: 0.4, planBasis: 'observed' });
+  });
+
+  it('autoscales chat-8b between its warm pool and its peak, with manifests KEDA and the HPA API accept', () => {
+    const step = report.plan!.steps.find((candidate) => candidate.action === 'autoscale')!;
+    expect(step.workloads).toEqual(['chat-8b']);
+    expect(step.after).toEqual([report.plan!.steps.find((candidate) => candidate.action === 'move' && candidate.workloads.includes('chat-8b'))!.id]);
+    expect(step).toMatchObject({ monthlySavingsUsd: 0, evidence: { minReplicas: 2, maxReplicas: 3, warmPoolReplicas: 1, coldStartSeconds: 90 } });
+    expect(validateScaledObject(step.config!.text)).toEqual({ ok: true });
+    const [rules, hpa] = step.config!.alternative!.text.split(/^---$/mu);
+    expect(validateAdapterRules(rules!)).toEqual({ ok: true });
+    expect(validateHorizontalPodAutoscaler(hpa!)).toEqual({ ok: true });
   });
 
   it('releases the notebooks\' A10G host and puts the checkpointed training on spot while it runs', () => {
@@ -93,7 +111,7 @@ describe('the plan for the demo fleet', () => {
   });
 
   it('writes mig-parted configs that validate against the placement rules, and the report stays valid under the schema', () => {
-    const configs = report.plan!.steps.filter((step) => step.config !== undefined);
+    const configs = report.plan!.steps.filter((step) => step.config !== undefined && step.action !== 'autoscale');
     expect(configs.length).toBeGreaterThan(0);
     for (const step of configs) {
       expect(step.config!.format).toBe('mig-parted');

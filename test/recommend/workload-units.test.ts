@@ -34,7 +34,7 @@ describe('demand units from workload profiles', () => {
   it('carries the config facts the recommenders need: tenant, SLO, throughput, peak demand', () => {
     const [unit] = demandUnitsFromWorkloads([workload('chat', ['g0'])], [chat], [gpu('g0')], 0.15);
     expect(unit).toMatchObject({ id: 'chat', gpuIds: ['g0'], tenant: 'product-a', kind: 'inference', hourlyUsdPerGpu: 7.912 });
-    expect(unit!.serving).toEqual({ unit: 'tokens/s', perGpuThroughputPerSecond: 2400, peakDemandPerSecond: 6000, latencySloMs: 800, coldStartSeconds: null, rampPerMinute: null, queueMetric: null });
+    expect(unit!.serving).toEqual({ unit: 'tokens/s', perGpuThroughputPerSecond: 2400, peakDemandPerSecond: 6000, latencySloMs: 800, coldStartSeconds: null, rampPerMinute: null, measured: null, autoscaling: null });
   });
 
   it('does not compare throughput and demand given in different units', () => {

@@ -214,7 +214,21 @@ describe('report.schema.json', () => {
       promptTokens: 21_000, generationTokens: 210_000, generationTokensPerSecond: 38.9, preemptions: 0,
       e2eLatency: latency, ttft: latency, tpot: latency, queueTime: latency, running: gauge, waiting: gauge, kvCacheUsagePct: gauge,
       costPer1000RequestsUsd: 1.25, costPer1000TokensUsd: 0.0125,
+      intervalSeconds: 60,
+      series: [{ start: '2026-11-24T00:00:00.000Z', requestsPerSecond: 0.5, generationTokensPerSecond: 50, e2eP95Seconds: 0.9, e2eP95Above: false, waitingMean: 1 }],
     }];
+    shared.workloads[0] = {
+      ...shared.workloads[0]!,
+      serving: {
+        servers: 1, intervalSeconds: 60, peakRequestsPerSecond: 0.5, peakAt: '2026-11-24T00:00:00.000Z', peakGenerationTokensPerSecond: 50,
+        rampRequestsPerSecondPerMinute: 0.1, sloP95Ms: 1000,
+        capacity: { requestsPerSecondPerGpu: 0.5, generationTokensPerSecondPerGpu: 50, p95Ms: 900, basis: 'approached', confidence: 'medium', intervalsWithinSlo: 1, intervalsOverSlo: 0 },
+        capacityNote: '0.5 requests/s per GPU at p95 900 ms, near the 1000 ms SLO', requests: 2100,
+        costPer1000RequestsUsd: 1.25, costPer1000RequestsAtCapacityUsd: 1, costPer1000TokensUsd: 0.0125, costPer1000TokensAtCapacityUsd: 0.01,
+      },
+    };
+    const step = shared.plan!.steps.find((candidate) => candidate.config !== undefined) ?? shared.plan!.steps[0]!;
+    step.config = { format: 'yaml', text: 'kind: ScaledObject\n', alternative: { note: 'without KEDA', format: 'yaml', text: 'kind: HorizontalPodAutoscaler\n' } };
     walk(asJson(shared), schema, '');
     const optionalKeys = [...contractNodes(REPORT_ORDER).values()].flatMap((node) => [...node.optional]);
     expect([...optionalSeen].sort()).toEqual([...new Set(optionalKeys)].sort());

@@ -6,8 +6,9 @@
  * that cannot be true beside its own sum, a histogram whose every observation sits in its
  * first bucket (a server that does not measure it).
  */
-import type { ServingEntry, ServingGauge, ServingLatency, ServingMetric } from '../../model/index.js';
+import type { ServingEntry, ServingGauge, ServingLatency, ServingMetric, ServingPoint } from '../../model/index.js';
 import { histogramQuantile, type Bucket } from './histogram-quantile.js';
+import type { ServingInterval } from './serving-intervals.js';
 import type { ServingInstanceState } from './serving-table.js';
 
 const MICROSECONDS = 1e-6;
@@ -25,8 +26,40 @@ const IMPOSSIBLE_MEAN_FACTOR = 10;
 
 export interface ServingEntriesResult {
   entries: Omit<ServingEntry, 'workload' | 'costPer1000RequestsUsd' | 'costPer1000TokensUsd'>[];
+  /** Each instance's intervals, for pools (./serving-pools.ts); instances past the timeline bound are absent. */
+  timeline: ServingTimeline;
   /** `instance: what was left out and why`. */
   warnings: string[];
+}
+
+export interface ServingTimeline {
+  widthMs: number;
+  /** Instance -> interval key (`floor(time / widthMs)`) -> interval. */
+  byInstance: Map<string, Map<number, ServingInterval>>;
+}
+
+/** The p95 of an interval's end-to-end buckets: its value, and whether it is only the lower bound a +Inf bucket gives. */
+export function intervalP95(interval: ServingInterval): { seconds: number; above: boolean } | null {
+  if (interval.e2e.size === 0) return null;
+  const found = histogramQuantile(0.95, [...interval.e2e].map(([bound, count]) => ({ bound, count })));
+  return found === null ? null : { seconds: found.value, above: found.above };
+}
+
+/** The report's points: intervals with scrape time in them, in time order. */
+function seriesOf(intervals: ReadonlyMap<number, ServingInterval> | null, widthMs: number): ServingPoint[] {
+  if (intervals === null) return [];
+  return [...intervals].filter(([, interval]) => interval.spanMs > 0).sort(([left], [right]) => left - right).map(([key, interval]) => {
+    const seconds = interval.spanMs / 1000;
+    const p95 = interval.requests > 0 ? intervalP95(interval) : null;
+    return {
+      start: new Date(key * widthMs).toISOString(),
+      requestsPerSecond: interval.requests / seconds,
+      generationTokensPerSecond: interval.generationTokens / seconds,
+      e2eP95Seconds: p95?.seconds ?? null,
+      e2eP95Above: p95?.above ?? false,
+      waitingMean: interval.waitingCount === 0 ? null : interval.waitingSum / interval.waitingCount,
+    };
+  });
 }
 
 function isWindow(state: ServingInstanceState): boolean {
@@ -98,10 +131,12 @@ function tritonLatency(state: ServingInstanceState, requests: number | null, war
   return { count: requests, meanSeconds, p50Seconds: p50, p95Seconds: p95, p99Seconds: p99, aboveSeconds: null };
 }
 
-export function servingEntries(instances: Iterable<ServingInstanceState>): ServingEntriesResult {
+export function servingEntries(instances: Iterable<ServingInstanceState>, widthMs: number): ServingEntriesResult {
   const warnings: string[] = [];
   const entries: ServingEntriesResult['entries'] = [];
+  const byInstance = new Map<string, Map<number, ServingInterval>>();
   for (const state of instances) {
+    if (state.intervals !== null && state.intervals.size > 0) byInstance.set(state.instance, state.intervals);
     const window = isWindow(state);
     let firstMs = Infinity;
     for (const time of state.times) firstMs = Math.min(firstMs, time);
@@ -140,11 +175,13 @@ export function servingEntries(instances: Iterable<ServingInstanceState>): Servi
       waiting: gauge(state, 'waiting'),
       // vLLM and SGLang write the share as a fraction.
       kvCacheUsagePct: gauge(state, 'kv-cache-usage', 100),
+      intervalSeconds: window && state.intervals !== null ? widthMs / 1000 : null,
+      series: window ? seriesOf(state.intervals, widthMs) : [],
     });
     warnings.push(...latencyWarnings);
   }
   entries.sort((left, right) => (left.instance < right.instance ? -1 : left.instance > right.instance ? 1 : 0));
-  return { entries, warnings };
+  return { entries, timeline: { widthMs, byInstance }, warnings };
 }
 
 function tritonQueue(state: ServingInstanceState, requests: number | null): ServingLatency | null {

@@ -19,4 +19,4 @@ export type { WorkloadWaste } from './waste.js';
 export { deviceHourlyCosts } from './device-cost.js';
 export { globToRegExp, matchesGlob } from './glob.js';
 export { DEFAULT_VRAM_HEADROOM_PCT } from './types.js';
-export type { ModelDtype, ModelFacts, Throughput, WorkloadAnalysisOptions, WorkloadDefinition, WorkloadMatchRules } from './types.js';
+export type { AutoscalingFacts, ModelDtype, ModelFacts, Throughput, WorkloadAnalysisOptions, WorkloadDefinition, WorkloadMatchRules } from './types.js';

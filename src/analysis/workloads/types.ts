@@ -52,8 +52,22 @@ export interface WorkloadDefinition {
   throughputPerGpu?: Throughput;
   peakDemand?: Throughput;
   checkpoint?: { intervalMinutes: number; restoreMinutes: number };
+  /** Seconds from scheduling a replica to serving traffic: sizes the warm pool. */
+  coldStartSeconds?: number;
+  autoscaling?: AutoscalingFacts;
   instanceType?: string;
   pricing?: 'on-demand' | 'spot' | 'reserved-1y' | 'reserved-3y';
+}
+
+/** What an autoscaler of the workload reads (gpu-audit.yaml `autoscaling`); every key optional. */
+export interface AutoscalingFacts {
+  prometheusAddress?: string;
+  queueMetric?: string;
+  latencyMetric?: string;
+  minReplicas?: number;
+  maxReplicas?: number;
+  deployment?: string;
+  namespace?: string;
 }
 
 export interface Throughput {

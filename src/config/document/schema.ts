@@ -78,6 +78,18 @@ const modelSchema = z
   }, expected('a map of model facts'))
   .describe('Model facts for a VRAM estimate: weights + KV cache + runtime overhead.');
 
+const autoscalingSchema = z
+  .strictObject({
+    prometheusAddress: nonEmptyText('a URL').describe('Prometheus the autoscaler queries: KEDA\'s serverAddress, and where prometheus-adapter reads. Default http://prometheus-operated.monitoring.svc:9090.').optional(),
+    queueMetric: nonEmptyText('a PromQL query').describe('PromQL of the requests waiting in all the workload\'s servers together. Default: the server\'s own queue gauge (vLLM num_requests_waiting, TGI tgi_queue_size, SGLang num_queue_reqs, Triton pending requests) for its model and namespace.').optional(),
+    latencyMetric: nonEmptyText('a PromQL query').describe('PromQL of the pool\'s p95 end-to-end latency in seconds. Default: histogram_quantile(0.95, ...) over the server\'s end-to-end latency histogram.').optional(),
+    minReplicas: positiveInteger().describe('Fewest replicas the autoscaler keeps; default: what the quietest hour needs, plus the warm pool.').optional(),
+    maxReplicas: positiveInteger().describe('Most replicas the autoscaler may run; default: what the measured peak needs with headroom.').optional(),
+    deployment: nonEmptyText('a Deployment name').describe('Deployment (or other scalable) the autoscaler scales; default: the workload\'s name.').optional(),
+    namespace: nonEmptyText('a namespace').describe('Namespace of the Deployment; default: the servers\' namespace label.').optional(),
+  }, expected('a map of autoscaler settings'))
+  .describe('How the workload is autoscaled on queue length and latency: the KEDA ScaledObject and HPA the plan writes read these.');
+
 const throughputSchema = z.strictObject({
   value: positiveNumber(),
   unit: oneOf(THROUGHPUT_UNITS),
@@ -104,6 +116,8 @@ export const workloadSchema = z.strictObject({
       restoreMinutes: nonNegativeNumber().describe('Minutes to restore from a checkpoint.'),
     }, expected('a map with intervalMinutes and restoreMinutes'))
     .optional(),
+  coldStartSeconds: positiveNumber().describe('Seconds from scheduling a replica to serving traffic (image pull, model load, warm-up): sizes the warm pool.').optional(),
+  autoscaling: autoscalingSchema.optional(),
   model: modelSchema.optional(),
   instanceType: nonEmptyText('an instance type').describe('Instance type the workload runs on now.').optional(),
   pricing: oneOf(PRICING_MODELS).describe('Pricing model the workload is bought at now.').optional(),

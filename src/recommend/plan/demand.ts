@@ -19,8 +19,8 @@ export interface ComputeNeed {
   /** BF16 dense TFLOPS; null when not a constraint (memory-bound) or unknown for the GPU. */
   tflops: number | null;
   bandwidthGBps: number | null;
-  /** measured: p95 of the compute signal; upper-bound: the whole current GPU (or slice), no signal said less; declared: the GPU the declared throughput was measured on. */
-  basis: 'measured' | 'upper-bound' | 'declared';
+  /** measured: p95 of the compute signal; upper-bound: the whole current GPU (or slice), no signal said less; declared: the GPU the declared throughput was measured on; serving: the GPU the servers' capacity was measured on. */
+  basis: 'measured' | 'upper-bound' | 'declared' | 'serving';
 }
 
 export type Disposition =
@@ -54,6 +54,8 @@ export interface PlanDemand {
   /** The MIG slice it runs in now. */
   slice: MigProfile | null;
   declared: { replicas: number; needGpus: number } | null;
+  /** Replicas and GPUs the servers' measured peak needs at their measured capacity; null where either is unknown. */
+  measured: { replicas: number; needGpus: number } | null;
   /** GPUs of its current model the observed p95 amounts to. */
   observedNeedGpus: number | null;
   /** Set on the demand of a pair that shares one GPU (./sharing.ts): how, and who. */
@@ -90,22 +92,23 @@ function sliceShare(modelKey: string, slice: MigProfile): { compute: number; mem
   return { compute: slice.computeSlices / computeTotal, memory: slice.memorySlices / memoryTotal };
 }
 
-function hasSignal(unit: DemandUnit): boolean {
+export function hasSignal(unit: DemandUnit): boolean {
   return (unit.compute.basis === 'sm-active' || unit.compute.basis === 'gr-engine-active' || unit.compute.basis === 'utilization') && unit.compute.p95Pct !== null;
 }
 
 /** Compute of one replica: p95 of the signal x the current GPU (or slice) x its GPUs; the whole of them where no signal said less. */
-function computeNeed(unit: DemandUnit, gpusPerReplica: number, slice: MigProfile | null, declared: boolean): ComputeNeed | null {
+function computeNeed(unit: DemandUnit, gpusPerReplica: number, slice: MigProfile | null, declared: 'declared' | 'serving' | null): ComputeNeed | null {
   const whole = capacity(unit.modelKey);
   if (whole === undefined || (whole.tflops === null && whole.bandwidthGBps === null)) return null;
   const share = slice === null ? { compute: 1, memory: 1 } : sliceShare(unit.modelKey, slice);
-  const measured = !declared && hasSignal(unit);
+  // A replica at its measured serving capacity uses what the compute signal's p95 says, where there is one.
+  const measured = declared !== 'declared' && hasSignal(unit);
   const used = measured ? unit.compute.p95Pct! / 100 : 1;
   const scale = (value: number | null, part: number): number | null => (value === null ? null : value * part * used * gpusPerReplica);
   return {
     tflops: unit.compute.bound === 'memory' ? null : scale(whole.tflops, share.compute),
     bandwidthGBps: unit.compute.bound === 'compute' ? null : scale(whole.bandwidthGBps, share.memory),
-    basis: declared ? 'declared' : measured ? 'measured' : 'upper-bound',
+    basis: declared ?? (measured ? 'measured' : 'upper-bound'),
   };
 }
 
@@ -167,8 +170,15 @@ export function planDemand(unit: DemandUnit, hosts: readonly string[], context: 
     ? ceilTolerant((serving.peakDemandPerSecond / serving.perGpuThroughputPerSecond / gpusPerReplica) * (1 + DEFAULT_POOL_HEADROOM))
     : null;
   const declared = declaredReplicas === null ? null : { replicas: declaredReplicas, needGpus: serving!.peakDemandPerSecond! / serving!.perGpuThroughputPerSecond! };
+  // A lower bound (the window never came near the SLO) sizes nothing: the GPUs may serve far more.
+  const capacity = serving?.measured?.capacityBasis === 'knee' || serving?.measured?.capacityBasis === 'approached' ? serving.measured.capacityPerGpu : null;
+  const measured = capacity === null || capacity <= 0 || serving?.measured == null
+    ? null
+    : { replicas: Math.max(1, ceilTolerant((serving.measured.peakPerSecond / capacity / gpusPerReplica) * (1 + DEFAULT_POOL_HEADROOM))), needGpus: serving.measured.peakPerSecond / capacity };
   const useDeclared = context.basis === 'declared' && declared !== null;
-  const need = computeNeed(unit, gpusPerReplica, slice, useDeclared);
+  // The servers' own figures beat the GPU's utilisation: they say what a GPU serves within the SLO.
+  const useMeasured = !useDeclared && measured !== null;
+  const need = computeNeed(unit, gpusPerReplica, slice, useDeclared ? 'declared' : useMeasured ? 'serving' : null);
   const pods = podsOf(unit, workload, context);
   const cpu = requested(pods, 'cpuRequestCores');
   const memory = requested(pods, 'memoryRequestMiB');
@@ -180,7 +190,7 @@ export function planDemand(unit: DemandUnit, hosts: readonly string[], context: 
     hosts: [...hosts],
     unusedGpus: unit.gpuCount - used,
     disposition: disposition(unit, workload, need),
-    replicas: useDeclared ? declared.replicas : observedReplicas,
+    replicas: useDeclared ? declared.replicas : useMeasured ? measured.replicas : observedReplicas,
     currentReplicas,
     gpusPerReplica,
     shape: split ? 'split' : 'fixed',
@@ -192,6 +202,7 @@ export function planDemand(unit: DemandUnit, hosts: readonly string[], context: 
     memoryPerReplicaMiB: memory === null ? null : memory / currentReplicas,
     slice,
     declared,
+    measured,
     observedNeedGpus: hasSignal(unit) ? (unit.compute.p95Pct! / 100) * (slice === null ? unit.gpuCount : sliceShare(unit.modelKey, slice).compute) : null,
   };
 }

@@ -12,6 +12,8 @@
 import type { Finding } from '../../model/index.js';
 import { checkpointFindings } from '../purchase.js';
 import { money, round2 } from '../units.js';
+import { DEFAULT_POOL_HEADROOM } from '../pool.js';
+import { autoscaleGaps } from './autoscale.js';
 import { SIDECAR_OVERHEAD_STEP_PCT } from './steps.js';
 import { inUse, type PlanDemand } from './demand.js';
 import { spotBlockers, spotPriceOf } from './spot.js';
@@ -25,30 +27,61 @@ function declaredVsObserved(parts: PlanParts): Finding[] {
   const findings: Finding[] = [];
   for (const demand of parts.demands) {
     const declared = demand.declared;
-    const observed = demand.observedNeedGpus;
+    // The servers' measured peak and capacity are the better evidence: the GPUs' p95 only where they are missing.
+    const measured = demand.measured;
+    const observed = measured?.needGpus ?? demand.observedNeedGpus;
     if (declared === null || observed === null) continue;
     const ratio = observed <= 0 ? Number.POSITIVE_INFINITY : Math.max(declared.needGpus / observed, observed / declared.needGpus);
     if (ratio <= DECLARED_OBSERVED_RATIO) continue;
     const unit = demand.unit;
     const serving = unit.serving!;
+    const seen = measured === null
+      ? `the ${unit.gpuCount} GPU${unit.gpuCount === 1 ? '' : 's'} ran at ${unit.compute.meanPct?.toFixed(1) ?? '?'}% mean and ${unit.compute.p95Pct?.toFixed(1) ?? '?'}% p95 (${round2(observed)} GPUs at p95)`
+      : `its servers measured a peak of ${round2(serving.measured!.peakPerSecond)} requests/s at ${round2(serving.measured!.capacityPerGpu!)} per GPU within the SLO (${round2(observed)} GPUs at peak)`;
+    const basis = parts.options.basis === 'declared' ? 'declared' : measured === null ? 'observed' : 'measured';
     findings.push({
       id: `declared-vs-observed:${unit.id}`,
       code: 'declared-vs-observed',
       severity: 'warning',
       target: unit.id,
-      message: `The declared peak (${serving.peakDemandPerSecond} ${serving.unit ?? 'requests/s'} at ${serving.perGpuThroughputPerSecond} per GPU) needs ${declared.replicas} GPU${declared.replicas === 1 ? '' : 's'} with headroom, while the ${unit.gpuCount} GPU${unit.gpuCount === 1 ? '' : 's'} ran at ${unit.compute.meanPct?.toFixed(1) ?? '?'}% mean and ${unit.compute.p95Pct?.toFixed(1) ?? '?'}% p95 (${round2(observed)} GPUs at p95): the plan uses the ${parts.options.basis} demand.`,
+      message: `The declared peak (${serving.peakDemandPerSecond} ${serving.unit ?? 'requests/s'} at ${serving.perGpuThroughputPerSecond} per GPU) needs ${declared.replicas} GPU${declared.replicas === 1 ? '' : 's'} with headroom, while ${seen}: the plan uses the ${basis} demand.`,
       evidence: {
         declaredGpus: round2(declared.needGpus),
         declaredReplicas: declared.replicas,
-        observedGpusAtP95: round2(observed),
-        meanPct: unit.compute.meanPct,
-        p95Pct: unit.compute.p95Pct,
-        computeBasis: unit.compute.basis,
+        ...(measured === null
+          ? { observedGpusAtP95: round2(observed), meanPct: unit.compute.meanPct, p95Pct: unit.compute.p95Pct, computeBasis: unit.compute.basis }
+          : { measuredGpusAtPeak: round2(observed), measuredReplicas: measured.replicas, measuredPeakRequestsPerSecond: round2(serving.measured!.peakPerSecond), measuredCapacityPerGpu: round2(serving.measured!.capacityPerGpu!) }),
         planBasis: parts.options.basis,
       },
     });
   }
   return findings;
+}
+
+/** A pool with more replicas than its measured peak needs at its measured capacity, with headroom. */
+function overprovisionedPools(parts: PlanParts): Finding[] {
+  return parts.demands.flatMap((demand) => {
+    const measured = demand.measured;
+    const pool = demand.unit.serving?.measured;
+    if (measured === null || pool == null || demand.currentReplicas <= measured.replicas) return [];
+    const unit = demand.unit;
+    return [{
+      id: `overprovisioned-pool:${unit.id}`,
+      code: 'overprovisioned-pool' as const,
+      severity: 'warning' as const,
+      target: unit.id,
+      message: `${unit.label} runs ${demand.currentReplicas} replicas; its measured peak of ${round2(pool.peakPerSecond)} requests/s needs ${measured.replicas} at ${round2(pool.capacityPerGpu!)} requests/s per GPU within the ${unit.serving!.latencySloMs} ms SLO, with ${Math.round(DEFAULT_POOL_HEADROOM * 100)}% headroom (capacity ${pool.capacityBasis}).`,
+      evidence: {
+        currentReplicas: demand.currentReplicas,
+        neededReplicas: measured.replicas,
+        gpusPerReplica: demand.gpusPerReplica,
+        peakRequestsPerSecond: round2(pool.peakPerSecond),
+        capacityRequestsPerSecondPerGpu: round2(pool.capacityPerGpu!),
+        capacityBasis: pool.capacityBasis,
+        headroom: DEFAULT_POOL_HEADROOM,
+      },
+    }];
+  });
 }
 
 function pipelineFindings(parts: PlanParts): Finding[] {
@@ -155,6 +188,8 @@ function spotBlocked(parts: PlanParts): Finding[] {
 export function planFindings(parts: PlanParts, overheadOf: (workload: string) => { overheadPct: number | null; cpuCores: number | null; memoryMiB: number | null } | undefined): Finding[] {
   return [
     ...declaredVsObserved(parts),
+    ...overprovisionedPools(parts),
+    ...autoscaleGaps(parts),
     ...pipelineFindings(parts),
     ...sidecarFindings(parts, overheadOf),
     ...hostFindings(parts),

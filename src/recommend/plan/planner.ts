@@ -13,7 +13,7 @@ import { demandUnitsFromGpus } from '../demand-units.js';
 import { demandUnitsFromWorkloads } from '../workload-units.js';
 import type { DemandUnit } from '../types.js';
 import { money, round2 } from '../units.js';
-import { planDemand, type PlanDemand } from './demand.js';
+import { hasSignal, planDemand, type PlanDemand } from './demand.js';
 import { planFindings } from './findings.js';
 import { currentHosts, type CurrentHost } from './hosts.js';
 import type { Bin } from './pack.js';
@@ -28,7 +28,7 @@ import { binsOfDemands, chooseTarget, movingDemand, type HostGroup, type MovingD
 function unitsOf(input: PlanInput, options: PlanOptions): DemandUnit[] {
   return input.workloads.length === 0
     ? demandUnitsFromGpus(input.gpus, options.vramHeadroom)
-    : demandUnitsFromWorkloads(input.workloads, input.definitions, input.gpus, options.vramHeadroom);
+    : demandUnitsFromWorkloads(input.workloads, input.definitions, input.gpus, options.vramHeadroom, input.serving ?? []);
 }
 
 function podsByGpu(pods: readonly KubernetesPodEntry[]): Map<string, KubernetesPodEntry[]> {
@@ -444,6 +444,12 @@ export function sharingWords(joint: JointDemand): string {
   return `joint p95 ${joint.p95Pct.toFixed(0)}% of one GPU, over it in ${(joint.overShare * 100).toFixed(1)}% of ${joint.bucketSeconds / 60}-minute buckets`;
 }
 
+/** `peak 41.2 requests/s at 9.8 per GPU within the 800 ms p95 SLO (knee)`. */
+function servingWords(demand: PlanDemand): string {
+  const measured = demand.unit.serving!.measured!;
+  return `peak ${round2(measured.peakPerSecond)} requests/s at ${round2(measured.capacityPerGpu!)} per GPU within the ${demand.unit.serving!.latencySloMs} ms p95 SLO, ${measured.capacityBasis}`;
+}
+
 function moveReason(demand: PlanDemand, moving: MovingDemand, bins: readonly Bin[]): string {
   const need = demand.need!;
   const vram = `${Math.round(demand.vramPerReplicaMiB! / 1024)} GiB per replica (${demand.unit.vram.basis})`;
@@ -451,7 +457,9 @@ function moveReason(demand: PlanDemand, moving: MovingDemand, bins: readonly Bin
     ? `compute at p95 ${demand.unit.compute.p95Pct}% of a ${demand.unit.modelKey} (${demand.unit.compute.basis})`
     : need.basis === 'declared'
       ? `the compute of the ${demand.unit.modelKey} its throughput was declared on`
-      : `up to the whole current ${demand.slice === null ? 'GPU' : `${demand.slice.name} slice`} (no compute signal said less)`;
+      : need.basis === 'serving'
+        ? `${hasSignal(demand.unit) ? `compute at p95 ${demand.unit.compute.p95Pct}% of a ${demand.unit.modelKey} (${demand.unit.compute.basis})` : `the compute of the ${demand.unit.modelKey}`} per replica at its servers' measured capacity (${servingWords(demand)})`
+        : `up to the whole current ${demand.slice === null ? 'GPU' : `${demand.slice.name} slice`} (no compute signal said less)`;
   const unused = demand.unusedGpus > 0
     ? ` (${demand.unusedGpus} of its ${demand.unit.gpuCount} ${demand.slice === null ? 'GPUs' : 'MIG instances'} never ran: not carried over)`
     : '';

@@ -13,6 +13,7 @@ import { confidenceOf, namedUnits, weaknessesOf } from '../confidence.js';
 import { devicePluginConfigMap, devicePluginConfigName, SHARED_RESOURCE, type SharingMode } from '../sharing/device-plugin.js';
 import { migPartedConfigs, type MigPartedNode } from '../sharing/mig.js';
 import { SHARING_REPLICAS } from './sharing.js';
+import { autoscaleSteps } from './autoscale.js';
 import { commitmentEvidence } from './commitments.js';
 import { daysBefore, SPOT_PRICE_FRESH_DAYS, spotRiskOf, type SpotRisk } from './spot.js';
 import { money, round2 } from '../units.js';
@@ -32,6 +33,7 @@ const KIND_OF_ACTION: Readonly<Record<StepAction, RecommendationKind>> = {
   share: 'time-slicing',
   commit: 'purchase',
   scale: 'replicas',
+  autoscale: 'autoscale',
   'raise-cpu': 'feed-cpu',
   'trim-sidecars': 'trim-sidecars',
 };
@@ -473,7 +475,7 @@ function repartitionSteps(parts: PlanParts): PlanStep[] {
 export function planSteps(parts: PlanParts, workloads: ReadonlyMap<string, { sidecars: { overheadPct: number | null; cpuCores: number | null; memoryMiB: number | null; monthlyCostUsd?: number | null } }>): PlanStep[] {
   const releases = parts.groups.filter((group) => parts.target.outcomes.get(group.id) === 'release').map((group) => releaseStep(group, parts));
   const moves = moveSteps(parts);
-  return [...moves, ...releases, ...repartitionSteps(parts), ...commitSteps(parts, moves), ...reserveSteps(parts, moves), ...feedSteps(parts), ...sidecarSteps(parts, workloads)];
+  return [...moves, ...releases, ...repartitionSteps(parts), ...commitSteps(parts, moves), ...reserveSteps(parts, moves), ...feedSteps(parts), ...sidecarSteps(parts, workloads), ...autoscaleSteps(parts, moves)];
 }
 
 /** The steps as recommendations: the fields of schemaVersion 1, every one counted in the total. */
@@ -509,6 +511,8 @@ function rationaleOf(step: PlanStep): string {
       return 'The GPU waits on its CPU input pipeline: feed it before resizing it.';
     case 'trim-sidecars':
       return 'Sidecars take a large share of the pod: trimming them frees node capacity.';
+    case 'autoscale':
+      return 'Scale the pool on its queue and latency, with thresholds from its measured capacity within the SLO: it holds the peak\'s replicas only while the load needs them.';
     default:
       return step.to;
   }

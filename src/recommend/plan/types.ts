@@ -1,6 +1,6 @@
 /** The planner's input and output, and what its parts hand each other. */
 import type { WorkloadDefinition } from '../../analysis/index.js';
-import type { Finding, GpuEntry, KubernetesSection, Plan, Recommendation, WorkloadEntry } from '../../model/index.js';
+import type { Finding, GpuEntry, KubernetesSection, Plan, Recommendation, ServingEntry, WorkloadEntry } from '../../model/index.js';
 import type { CheckpointFacts, RecommendOptions } from '../types.js';
 import type { PlanBasis, PlanDemand } from './demand.js';
 import type { CurrentHost } from './hosts.js';
@@ -13,6 +13,8 @@ export interface PlanInput {
   workloads: readonly WorkloadEntry[];
   definitions: readonly WorkloadDefinition[];
   kubernetes?: KubernetesSection;
+  /** Inference servers joined to workloads (report.serving): their queue gauges and labels feed the autoscalers. */
+  serving?: readonly ServingEntry[];
 }
 
 export interface PlanOptions extends RecommendOptions {

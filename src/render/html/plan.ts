@@ -7,7 +7,8 @@ import type { PlanInstance, PlanStep, Report } from '../../model/index.js';
 import { formatCount, formatQuantity, formatUsd } from '../format.js';
 import { gpuNames } from '../gpu-labels.js';
 import { namedUnits, sharingWords } from '../plan-words.js';
-import { escapeHtmlBlock, html, type SafeHtml } from './escape.js';
+import { configDetails } from './config-details.js';
+import { html, type SafeHtml } from './escape.js';
 
 function cell(text: string | SafeHtml, numeric = false): SafeHtml {
   return numeric ? html`<td class="num">${text}</td>` : html`<td>${text}</td>`;
@@ -30,8 +31,7 @@ function fleetTable(rows: readonly PlanInstance[]): SafeHtml {
 function stepCard(step: PlanStep, position: number, name: (workload: string) => string): SafeHtml {
   const tone = step.monthlySavingsUsd < 0 ? 'cost' : step.monthlySavingsUsd > 0 ? 'saving' : 'neutral';
   const reasons = step.confidenceReasons.length > 0 ? `: ${step.confidenceReasons.join('; ')}` : '';
-  const config = step.config === undefined ? null
-    : html`<details open><summary>Configuration (${step.config.format})</summary><pre><code>${escapeHtmlBlock(step.config.text)}</code></pre></details>`;
+  const config = configDetails(step.config);
   const evidence = Object.entries(step.evidence).map(([key, value]) => `${key}=${value === null ? 'null' : String(value)}`).join('; ');
   return html`<article class="recommendation step-${tone}"><h3>${position}. ${step.action}: ${step.workloads.map(name).join(', ')} <span class="${tone === 'cost' ? 'cost' : 'saving'}">${formatUsd(step.monthlySavingsUsd, 0)}/month</span></h3><dl><dt>From</dt><dd>${step.from}</dd><dt>To</dt><dd>${step.to}</dd>${step.after.length > 0 ? html`<dt>After</dt><dd>${step.after.join(', ')}</dd>` : null}<dt>Confidence</dt><dd>${step.confidence}${reasons}</dd><dt>Risks</dt><dd>${step.risks.length > 0 ? step.risks.join('; ') : 'none named'}</dd><dt>Evidence</dt><dd class="evidence">${evidence}</dd></dl>${config}</article>`;
 }

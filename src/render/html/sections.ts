@@ -25,7 +25,8 @@ import {
 } from '../format.js';
 import { gpuRows, type GpuNames, shortModelName } from '../gpu-labels.js';
 import { headingTargets, listsAllTargetsApart } from '../recommendation-targets.js';
-import { escapeHtmlBlock, html, SafeHtml } from './escape.js';
+import { configDetails } from './config-details.js';
+import { html, SafeHtml } from './escape.js';
 
 const TOP_ITEMS = 3;
 const SEVERITY_ORDER: Readonly<Record<string, number>> = { error: 0, warning: 1, info: 2 } satisfies Record<Severity, number>;
@@ -160,8 +161,7 @@ function recommendationCard(item: Recommendation, position: number, names: GpuNa
   const targets = item.targets.map(names.target);
   const allTargets = listsAllTargetsApart(targets) ? html`<dt>Targets (${formatCount(targets.length)})</dt><dd>${targets.join(', ')}</dd>` : null;
   const reasons = item.confidenceReasons.length > 0 ? `: ${item.confidenceReasons.join('; ')}` : '';
-  const config = item.config === undefined ? null
-    : html`<details open><summary>Configuration (${item.config.format})</summary><pre><code>${escapeHtmlBlock(item.config.text)}</code></pre></details>`;
+  const config = configDetails(item.config);
   // A cost is not a saving, and nothing saved is not a green figure (a `replicas` step that adds capacity saves $0).
   const tone = item.monthlySavingsUsd < 0 ? 'cost' : item.monthlySavingsUsd > 0 ? 'saving' : 'muted';
   const alternative = item.alternativeTo === undefined ? null : html` <span class="badge">alternative</span>`;

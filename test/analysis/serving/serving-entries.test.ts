@@ -15,7 +15,7 @@ const reading = (time: number | undefined, metric: ServingSample['metric'], kind
 function entryOf(samples: readonly ServingSample[]): ReturnType<typeof servingEntries> {
   const table = new ServingTable();
   for (const sample of samples) table.add(sample);
-  return servingEntries(table.instances.values());
+  return servingEntries(table.instances.values(), table.grid.widthMs);
 }
 
 describe('servingEntries: the window basis', () => {
