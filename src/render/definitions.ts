@@ -184,6 +184,18 @@ export const FIGURE_DEFINITIONS: readonly FigureDefinition[] = [
       'The GPU cost of the server\'s workload over the window (hourly cost x window seconds / 3600), shared among its servers in proportion to their requests, divided by the requests (generated tokens) they served, x 1,000. Only where the requests were counted over the same window.',
   },
   {
+    figure: 'Serving pool peak, ramp and measured capacity',
+    unit: 'requests per second (per GPU, per minute)',
+    meaning:
+      'Each server\'s load and latency are kept by interval (60 s, widened for long windows); a pool adds its servers interval by interval, so its peak is the highest interval of the sum, not the sum of peaks. Capacity per GPU: the highest pool rate of an interval whose p95 (from the summed bucket increases) stayed within the SLO, over the pool\'s GPUs; knee where a heavier or near interval breached it, approached where the p95 came within 20% of it, a lower bound where it never came near. Cost per 1,000 at capacity: hourly cost per GPU / (capacity x 3,600) x 1,000.',
+  },
+  {
+    figure: 'Autoscaler thresholds',
+    unit: 'replicas, requests, seconds',
+    meaning:
+      'Max replicas: ceil(measured peak / capacity per replica x 1.2). Warm pool: ceil(fastest ramp x cold start / capacity per replica). Min replicas: 1 + the warm pool. Queue target per replica: capacity per replica x (SLO - p95 at capacity), at least 1. Latency target: the p95 at the capacity load.',
+  },
+  {
     figure: 'Confidence',
     unit: 'high, medium, low',
     meaning:

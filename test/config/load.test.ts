@@ -50,6 +50,15 @@ workloads:
     throughputPerGpu: { value: 2400, unit: tokens/s }
     peakDemand: { value: 9000, unit: tokens/s }
     checkpoint: { intervalMinutes: 60, restoreMinutes: 8 }
+    coldStartSeconds: 120
+    autoscaling:
+      prometheusAddress: http://prometheus.monitoring:9090
+      queueMetric: sum(vllm:num_requests_waiting{namespace="serving"})
+      latencyMetric: histogram_quantile(0.95, sum by (le) (rate(vllm:e2e_request_latency_seconds_bucket[2m])))
+      minReplicas: 2
+      maxReplicas: 8
+      deployment: chat-70b
+      namespace: serving
     model: { parameters: 70e9, dtype: bf16, layers: 80, kvHeads: 8, headDim: 128, contextTokens: 8192, concurrency: 4, gpusPerReplica: 2 }
     instanceType: p5.48xlarge
     pricing: reserved-1y
@@ -64,6 +73,7 @@ vramHeadroomPct: 20
 timezone: Europe/Berlin
 `, 'gpu-audit.yaml');
     expect(config.workloads![0]!.model!.parameters).toBe(70e9);
+    expect(config.workloads![0]!.autoscaling).toMatchObject({ queueMetric: 'sum(vllm:num_requests_waiting{namespace="serving"})', minReplicas: 2, maxReplicas: 8 });
     expect(config.thresholds).toEqual({ maxWastePct: 40, findings: { 'idle-gpu': 'error', 'short-window': 'off' } });
     expect(config.hosts).toEqual({ 'infer-*': { instanceType: 'p5.48xlarge' } });
   });
@@ -100,6 +110,12 @@ timezone: Europe/Berlin
   it('names a value out of range', () => {
     expect(describeError(`${VALID_WORKLOAD}    slo: { p95Ms: -5 }\n`)).toBe('gpu-audit.yaml: line 5: workloads[0].slo.p95Ms: expected a positive number');
     expect(describeError('idleThresholdPct: 150\n')).toBe('gpu-audit.yaml: line 1: idleThresholdPct: expected a percentage from 0 to 100');
+  });
+
+  it('names the place of a key given one level too high: the queue metric belongs to autoscaling', () => {
+    expect(describeError(`${VALID_WORKLOAD}    queueMetric: sum(vllm:num_requests_waiting)\n`))
+      .toBe('gpu-audit.yaml: line 5: workloads[0].queueMetric: unknown key `queueMetric`; did you mean `autoscaling.queueMetric`?');
+    expect(describeError(`${VALID_WORKLOAD}    autoscaling: { maxReplicas: 0 }\n`)).toBe('gpu-audit.yaml: line 5: workloads[0].autoscaling.maxReplicas: expected a positive integer');
   });
 
   it('names an unknown key, with the key it probably meant', () => {

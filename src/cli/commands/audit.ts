@@ -94,7 +94,7 @@ export function auditCommand(io: CliIo, setExitCode: (code: number) => void): Co
   const command = new Command('audit')
     .description('read GPU telemetry, profile every GPU and print the fleet report')
     .argument('[sources...]', 'files, directories (recursive), globs, or - for stdin; .gz is read transparently')
-    .option('--demo', 'audit the bundled demo fleet (26 h of nvidia-smi logs of four nodes)');
+    .option('--demo', 'audit the bundled demo fleet (26 h of nvidia-smi logs of four nodes and the metrics of its vLLM servers)');
   addAnalysisOptions(command);
   addPrometheusOptions(command);
   addKubernetesOptions(command);

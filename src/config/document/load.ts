@@ -71,7 +71,9 @@ function problemsOf(issues: readonly z.core.$ZodIssue[], document: Document, lin
       const known = knownKeysAt(configSchema, issue.path);
       for (const key of issue.keys) {
         const path = [...issue.path, key];
-        const suggestion = closestKey(key, known);
+        // A key that belongs one level down (`queueMetric` for `autoscaling.queueMetric`) is named there.
+        const nested = known.find((parent) => knownKeysAt(configSchema, [...issue.path, parent]).includes(key));
+        const suggestion = nested === undefined ? closestKey(key, known) : `${nested}.${key}`;
         const hint = suggestion === undefined ? (known.length > 0 ? ` (expected one of ${known.join(', ')})` : '') : `; did you mean \`${suggestion}\`?`;
         problems.push({ path: formatPath(path), line: lineOf(document, lines, path, true), message: `unknown key \`${key}\`${hint}` });
       }
