@@ -226,7 +226,7 @@ export const ServingCapacity = z.object({
 
 export const WorkloadServing = z.object({
   servers: z.number().int().min(1).describe("Inference-server instances joined to the workload. Unit: count."),
-  intervalSeconds: z.number().min(0).nullable().describe("Width of the intervals the pool's figures are read in; null without timed scrapes. Unit: seconds."),
+  intervalSeconds: z.number().min(0).max(MAX_BUCKET_SECONDS).nullable().describe("Width of the intervals the pool's figures are read in; null without timed scrapes. Unit: seconds."),
   peakRequestsPerSecond: z.number().min(0).nullable().describe("The highest interval's request rate of all the servers together (the servers' rates added interval by interval, not their separate peaks). Unit: requests per second."),
   peakAt: z.iso.datetime({ offset: true }).nullable().describe("Start of that interval (RFC 3339)."),
   peakGenerationTokensPerSecond: z.number().min(0).nullable().describe("The highest interval's generated-token rate of the pool. Unit: tokens per second."),
@@ -500,7 +500,7 @@ export const ServingEntry = z.object({
   kvCacheUsagePct: ServingGauge.nullable().describe("KV-cache blocks in use (vLLM, SGLang token usage). Unit: percent."),
   costPer1000RequestsUsd: z.number().min(0).nullable().describe("The workload's GPU cost over the window (hourly cost x windowSeconds / 3600, shared by its servers in proportion to their requests) / requests x 1000; null without a workload, a price or the window basis. Unit: USD per 1,000 requests."),
   costPer1000TokensUsd: z.number().min(0).nullable().describe("As costPer1000RequestsUsd, over generated tokens. Unit: USD per 1,000 generated tokens."),
-  intervalSeconds: z.number().min(0).nullable().optional().describe("Width of the series' intervals: 60 s, or 300, 900, 1800, 3600 s and then doubling, as a long window needs to stay within 432 intervals; null on the since-start basis. Unit: seconds."),
+  intervalSeconds: z.number().min(0).max(MAX_BUCKET_SECONDS).nullable().optional().describe("Width of the series' intervals: 60 s, or 300, 900, 1800, 3600 s and then doubling, as a long window needs to stay within 432 intervals; null on the since-start basis. Unit: seconds."),
   series: z.array(ServingPoint).optional().describe("Load and latency by interval, in time order; empty on the since-start basis."),
 }).meta({ id: "ServingEntry", description: "One inference-server instance and its serving KPIs, read from its Prometheus metrics." });
 

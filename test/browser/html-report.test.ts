@@ -40,7 +40,11 @@ const PROBE = `(() => {
   const overlapping = [];
   for (const svg of charts) {
     const view = svg.viewBox.baseVal;
-    const boxes = [...svg.querySelectorAll('text')].map((text) => ({ text: [...text.childNodes].filter((node) => node.nodeType === 3).map((node) => node.textContent).join(''), box: text.getBBox() }));
+    // The rendered box in viewBox units: getBBox() would give a rotated axis title's box before its rotation.
+    const frame = svg.getBoundingClientRect();
+    const scale = view.width / frame.width;
+    const boxOf = (text) => { const r = text.getBoundingClientRect(); return { x: (r.x - frame.x) * scale, y: (r.y - frame.y) * scale, width: r.width * scale, height: r.height * scale }; };
+    const boxes = [...svg.querySelectorAll('text')].map((text) => ({ text: [...text.childNodes].filter((node) => node.nodeType === 3).map((node) => node.textContent).join(''), box: boxOf(text) }));
     for (const { text, box } of boxes) {
       if (box.x < -0.5 || box.y < -0.5 || box.x + box.width > view.width + 0.5 || box.y + box.height > view.height + 0.5) outside.push(svg.id + ': ' + text);
     }
@@ -150,7 +154,8 @@ describe.skipIf(!available)('the HTML report in headless Chromium', () => {
   it('lays out every chart with a size', () => {
     // Demo: 22 devices (> 12) -> one compute heatmap; VRAM, idle, cost bars; a colour key and 22 hour-of-week grids.
     expect(probe.charts.length).toBe(probe.expectedCharts);
-    expect(probe.charts.length).toBe(1 + 3 + 1 + 22);
+    // And two serving servers: a rate and a latency chart each.
+    expect(probe.charts.length).toBe(1 + 3 + 1 + 22 + 4);
     for (const chart of probe.charts) {
       expect(chart.width, chart.id).toBeGreaterThan(100);
       expect(chart.height, chart.id).toBeGreaterThan(30);

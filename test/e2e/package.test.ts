@@ -16,7 +16,7 @@ const project = path.join(temp, 'project');
 const npm = (args: string[], cwd: string) =>
   spawnSync('npm', args, { cwd, encoding: 'utf8', timeout: 240_000, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
 const installed = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  spawnSync(process.execPath, [path.join(project, 'node_modules/gpu-audit/bin/gpu-audit.js'), ...args], { cwd: project, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 });
+  spawnSync(process.execPath, [path.join(project, 'node_modules/gpu-audit/bin/gpu-audit.js'), ...args], { cwd: project, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
 
 let packedFiles: string[] = [];
 

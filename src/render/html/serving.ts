@@ -34,24 +34,32 @@ function latencyCharts(report: Report): SafeHtml | null {
   if (charted.length === 0 || start === null || end === null) return null;
   const zone = displayTimeZone(report.window.timezone);
   const sloOf = new Map(report.workloads.map((workload) => [workload.name, workload.serving?.sloP95Ms ?? null]));
+  const counts = new Map<string, number>();
+  for (const entry of charted) {
+    const short = entry.workload ?? entry.pod ?? entry.model ?? entry.server;
+    counts.set(short, (counts.get(short) ?? 0) + 1);
+  }
   const charts = charted.flatMap((entry, index) => {
     const points = entry.series!;
     const domain = [Date.parse(points[0]!.start), Date.parse(points.at(-1)!.start) + (entry.intervalSeconds ?? 0) * 1000] as const;
     const xTicks = timeTicks(domain[0], domain[1], zone, 4);
     const slo = entry.workload === null ? null : (sloOf.get(entry.workload) ?? null);
     const rates = ticksOf(points.map((point) => point.requestsPerSecond));
-    const latency = ticksOf(points.map((point) => (point.e2eP95Seconds === null ? null : point.e2eP95Seconds * 1000)), slo ?? 0);
-    const name = entry.workload === null ? entry.instance : `${entry.workload}: ${entry.instance}`;
+    // Seconds, not ms: four-digit tick labels would run into the axis title.
+    const latency = ticksOf(points.map((point) => point.e2eP95Seconds), slo === null ? 0 : slo / 1000);
+    // Titles must fit the chart: the workload (or pod) names it, numbered where it has several servers; the description names the instance.
+    const short = entry.workload ?? entry.pod ?? entry.model ?? entry.server;
+    const name = (counts.get(short) ?? 0) > 1 ? `${short} #${charted.filter((other, at) => at <= index && (other.workload ?? other.pod ?? other.model ?? other.server) === short).length}` : short;
     return [
       lineChart({
         id: `serving-rate-${index}`, title: `${name}, requests/s`,
-        description: `Requests per second of ${name} in ${points.length} intervals of ${formatNumber((entry.intervalSeconds ?? 0) / 60, 0)} min.`,
+        description: `Requests per second of ${entry.instance} in ${points.length} intervals of ${formatNumber((entry.intervalSeconds ?? 0) / 60, 0)} min.`,
         points: pointsOf(entry, (point) => point.requestsPerSecond), domain, valueDomain: [0, rates.max], xTicks, yTicks: rates.ticks, xTitle: `Time (${zone})`, yTitle: 'Requests/s',
       }),
       lineChart({
-        id: `serving-latency-${index}`, title: `${name}, e2e p95 ms${slo === null ? '' : ` (SLO ${formatNumber(slo, 0)})`}`,
-        description: `End-to-end p95 latency of ${name} by interval, ms${slo === null ? '' : `; the SLO is ${formatNumber(slo, 0)} ms`}; a break means no request finished in the interval.`,
-        points: pointsOf(entry, (point) => (point.e2eP95Seconds === null ? null : point.e2eP95Seconds * 1000)), domain, valueDomain: [0, latency.max], xTicks, yTicks: latency.ticks, xTitle: `Time (${zone})`, yTitle: 'p95 (ms)',
+        id: `serving-latency-${index}`, title: `${name}, e2e p95 s${slo === null ? '' : ` (SLO ${formatNumber(slo / 1000, 3)})`}`,
+        description: `End-to-end p95 latency of ${entry.instance} by interval, seconds${slo === null ? '' : `; the SLO is ${formatNumber(slo, 0)} ms`}; a break means no request finished in the interval.`,
+        points: pointsOf(entry, (point) => point.e2eP95Seconds), domain, valueDomain: [0, latency.max], xTicks, yTicks: latency.ticks, xTitle: `Time (${zone})`, yTitle: 'p95 (s)',
       }),
     ];
   });
