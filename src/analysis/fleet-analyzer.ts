@@ -18,8 +18,8 @@ import { MAX_CONTAINERS_PER_DEVICE, PodAssignmentTable, type PodAssignmentRecord
 import { CpuUsageTable, MAX_CPU_SERIES, type ContainerCpuFigures, type HostCpuFigures } from './cpu-pipeline/cpu-usage.js';
 import { MAX_PROCESS_SERIES, ProcessCpuTable, type ProcessTreeCpuFigures } from './cpu-pipeline/process-cpu.js';
 import { ProcessTable } from './processes.js';
-import { servingEntries, type ServingEntriesResult } from './serving/serving-entries.js';
-import { MAX_SERVING_INSTANCES, MAX_SERVING_SERIES_PER_INSTANCE, MAX_TIMELINE_INSTANCES, ServingTable } from './serving/serving-table.js';
+import type { ServingEntriesResult } from './serving/serving-entries.js';
+import { ServingCollector } from './serving/serving-collector.js';
 import { MEMORY_MAX_MIB, sampleValues, type OutOfDomain, type SampleValues } from './sample-values.js';
 import { LARGEST_INTERVALS_KEPT, MAX_KEPT_INTERVALS, SeriesRecorder, seriesBudgets } from './series.js';
 import { closeTimeline, selectNonOverlapping, type SourcedSeries } from './timeline.js';
@@ -190,7 +190,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   /** CPU times of GPU process trees; created on the first reading. */
   private processCpuTable: ProcessCpuTable | undefined;
   private processCpuOverflowSource: string | undefined;
-  private servingTable: ServingTable | undefined;
+  private servingTable: ServingCollector | undefined;
   /** Values left out for lying outside their domain, per input and field: how many, and the first. */
   private readonly outOfDomainSeen = new Map<string, Map<keyof SampleValues, { count: number; first: number }>>();
   private readonly outOfDomain: OutOfDomain = (field, value) => {
@@ -272,7 +272,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   }
 
   serving(sample: ServingSample): void {
-    this.servingTable ??= new ServingTable();
+    this.servingTable ??= new ServingCollector();
     this.servingSource ??= this.currentSource().label;
     this.servingTable.add(sample);
   }
@@ -381,13 +381,9 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
 
   /** The serving entries, with what was left out said on the first input that had serving metrics. */
   private servingFigures(warnings: AnalysisWarning[]): Pick<ServingEntriesResult, 'entries' | 'timeline'> {
-    const table = this.servingTable!;
     const source = this.servingSource ?? '';
-    const result = servingEntries(table.instances.values(), table.grid.widthMs);
+    const result = this.servingTable!.finish();
     for (const message of result.warnings) warnings.push({ source, message });
-    if (table.outOfOrder > 0) warnings.push({ source, message: `${table.outOfOrder} inference-server readings older than a later scrape of the same server were left out` });
-    if (table.dropped > 0) warnings.push({ source, message: `more than ${MAX_SERVING_INSTANCES} inference-server instances or ${MAX_SERVING_SERIES_PER_INSTANCE} series of one; ${table.dropped} readings of the others were not kept` });
-    if (table.instances.size > MAX_TIMELINE_INSTANCES) warnings.push({ source, message: `more than ${MAX_TIMELINE_INSTANCES} inference-server instances: the others' load is kept as window totals only (no peaks, capacity or chart)` });
     return result;
   }
 

@@ -32,3 +32,4 @@ export type { AutoscalingFacts, WorkloadDefinition } from './workloads/index.js'
 export { joinServing } from './serving/serving-workloads.js';
 export { servingFindings } from './serving/serving-findings.js';
 export { servingPools } from './serving/serving-pools.js';
+export { ServingCollector } from './serving/serving-collector.js';

@@ -14,6 +14,7 @@ import {
   accountMigBoards,
   identifyModels,
   joinServing,
+  ServingCollector,
   servingPools,
   nodesByHost,
   pipelineInputs,
@@ -156,12 +157,25 @@ async function readFileInputs(options: AuditOptions): Promise<ReadProfile> {
 
 /** Prometheus: aggregates pushed down to the server, made into the same GpuEntries (analysis/aggregates.ts). */
 async function readLive(options: AuditOptions, prometheus: NonNullable<AuditOptions['prometheus']>): Promise<ReadProfile> {
-  const read = await readPrometheus({ ...prometheus, idleThresholdPct: options.idleThresholdPct, nowMs: nowMsOf(options) });
+  const servers = new ServingCollector();
+  let servingReadings = 0;
+  const read = await readPrometheus({
+    ...prometheus, idleThresholdPct: options.idleThresholdPct, nowMs: nowMsOf(options),
+    onServing: (reading) => {
+      servers.add(reading);
+      servingReadings += 1;
+    },
+  });
   if (read.devices.length === 0) throw new InputError('no GPU data found in the window', { file: read.summary.ref });
   const profile = gpuEntriesFromAggregates(read.devices, { timeZone: options.timeZone, window: read.window });
   const cpu = { hosts: read.cpu.hosts.flatMap(hostCpuFromTotals), containers: read.cpu.containers.map(containerCpuFromTotals) };
+  const served = servingReadings === 0 ? undefined : servers.finish();
+  if (served !== undefined) read.summary.warnings.push(...served.warnings);
   return {
-    profile: { ...profile, deviceFacts: new Map(), ...(cpu.hosts.length + cpu.containers.length === 0 ? {} : { cpu }) },
+    profile: {
+      ...profile, deviceFacts: new Map(), ...(cpu.hosts.length + cpu.containers.length === 0 ? {} : { cpu }),
+      ...(served === undefined ? {} : { serving: served.entries, servingTimeline: served.timeline }),
+    },
     sources: [read.summary],
     failures: [],
     transfer: read.stats,

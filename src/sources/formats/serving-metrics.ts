@@ -66,6 +66,43 @@ function kindOf(family: ServingFamily, part: 'value' | 'bucket' | 'sum' | 'count
   return family.type === 'summary' ? 'quantile' : family.type === 'histogram' ? 'count' : family.type;
 }
 
+/**
+ * One exposition sample as a serving reading: undefined for a metric no server writes, the
+ * reason where it cannot be a reading. Shared with the live Prometheus source, so a file and
+ * a server give the same readings.
+ */
+export function servingReading(sample: Pick<ExpositionSample, 'name' | 'labels' | 'value' | 'time'>, defaultHost: string): ServingSample | string | undefined {
+  const found = servingFamilyOf(sample.name);
+  if (found === undefined) return undefined;
+  const { family, part } = found;
+  const value = Number(sample.value);
+  if (!Number.isFinite(value) || (family.type !== 'gauge' && value < 0)) return `${sample.name} value ${sample.value} is not a reading; left out`;
+  const kind = kindOf(family, part);
+  const bound = kind === 'bucket' ? boundOf(sample.labels.get('le')) : kind === 'quantile' ? boundOf(sample.labels.get('quantile')) : undefined;
+  if ((kind === 'bucket' || kind === 'quantile') && bound === undefined) return `${sample.name} without a readable ${kind === 'bucket' ? 'le' : 'quantile'} label; left out`;
+  const host = hostOf(sample.labels, defaultHost);
+  const model = label(sample.labels, 'model_name', 'model', 'name');
+  const pod = label(sample.labels, 'pod', 'exported_pod');
+  const namespace = label(sample.labels, 'namespace', 'exported_namespace');
+  // vLLM's data-parallel engines are servers of their own; SGLang's tensor-parallel ranks (tp_rank) are one server.
+  const engine = label(sample.labels, 'engine');
+  const series = [...sample.labels].filter(([name]) => !IDENTITY_LABELS.has(name)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, text]) => `${name}=${text}`).join(',');
+  return {
+    server: family.server,
+    instance: [family.server, host, pod, model, engine === null ? null : `engine ${engine}`].filter((part) => part !== null).join(' '),
+    host,
+    model,
+    namespace,
+    pod,
+    time: sample.time,
+    metric: family.metric,
+    kind,
+    series,
+    ...(bound === undefined ? {} : { bound }),
+    value: value * (family.scale ?? 1),
+  };
+}
+
 export const servingMetrics: SourceParser = {
   format: 'serving-metrics',
   description: 'inference-server metrics (vLLM, NIM, SGLang, TGI, Triton /metrics)',
@@ -75,41 +112,12 @@ export const servingMetrics: SourceParser = {
     let readings = 0;
 
     const read = (sample: ExpositionSample, lineNumber: number): void => {
-      const found = servingFamilyOf(sample.name);
-      if (found === undefined) return;
-      const { family, part } = found;
-      const value = Number(sample.value);
-      if (!Number.isFinite(value) || (family.type !== 'gauge' && value < 0)) {
-        limiter.warn(`line ${lineNumber}`, `${sample.name} value ${sample.value} is not a reading; left out`);
+      const reading = servingReading(sample, context.host);
+      if (reading === undefined) return;
+      if (typeof reading === 'string') {
+        limiter.warn(`line ${lineNumber}`, reading);
         return;
       }
-      const kind = kindOf(family, part);
-      const bound = kind === 'bucket' ? boundOf(sample.labels.get('le')) : kind === 'quantile' ? boundOf(sample.labels.get('quantile')) : undefined;
-      if ((kind === 'bucket' || kind === 'quantile') && bound === undefined) {
-        limiter.warn(`line ${lineNumber}`, `${sample.name} without a readable ${kind === 'bucket' ? 'le' : 'quantile'} label; left out`);
-        return;
-      }
-      const host = hostOf(sample.labels, context.host);
-      const model = label(sample.labels, 'model_name', 'model', 'name');
-      const pod = label(sample.labels, 'pod', 'exported_pod');
-      const namespace = label(sample.labels, 'namespace', 'exported_namespace');
-      // vLLM's data-parallel engines are servers of their own; SGLang's tensor-parallel ranks (tp_rank) are one server.
-      const engine = label(sample.labels, 'engine');
-      const series = [...sample.labels].filter(([name]) => !IDENTITY_LABELS.has(name)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, text]) => `${name}=${text}`).join(',');
-      const reading: ServingSample = {
-        server: family.server,
-        instance: [family.server, host, pod, model, engine === null ? null : `engine ${engine}`].filter((part) => part !== null).join(' '),
-        host,
-        model,
-        namespace,
-        pod,
-        time: sample.time,
-        metric: family.metric,
-        kind,
-        series,
-        ...(bound === undefined ? {} : { bound }),
-        value: value * (family.scale ?? 1),
-      };
       sink.serving?.(reading);
       readings += 1;
     };

@@ -99,6 +99,16 @@ function labelsOf(metric: unknown): Labels {
   return labels;
 }
 
+/** A matrix entry: its labels and its [Unix seconds, value] points. */
+function seriesOf(entry: unknown): RangeSeries {
+  const values = isObject(entry) && Array.isArray(entry.values) ? entry.values : [];
+  const points: [number, number][] = [];
+  for (const point of values) {
+    if (Array.isArray(point) && typeof point[0] === 'number') points.push([point[0], sampleValue(point[1])]);
+  }
+  return { labels: labelsOf(isObject(entry) ? entry.metric : undefined), points };
+}
+
 class Semaphore {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
@@ -151,19 +161,21 @@ export class PrometheusClient {
     });
   }
 
+  /**
+   * `/api/v1/query` of a range vector selector at `timeMs`: the raw samples of each series in
+   * the range, as the server stored them. `coversFromMs` as for instant().
+   */
+  async rawSamples(expression: string, timeMs: number, coversFromMs: number): Promise<RangeSeries[]> {
+    const data = await this.call('/api/v1/query', { query: expression, time: String(timeMs / 1000) }, 'POST', { fromMs: coversFromMs, toMs: timeMs });
+    return this.resultOf(data, 'matrix', '/api/v1/query').map((entry) => seriesOf(entry));
+  }
+
   /** `/api/v1/query_range` from `startMs` to `endMs` every `stepSeconds`; `coversFromMs` as for instant(). */
   async range(expression: string, startMs: number, endMs: number, stepSeconds: number, coversFromMs = startMs): Promise<RangeSeries[]> {
     const data = await this.call('/api/v1/query_range', {
       query: expression, start: String(startMs / 1000), end: String(endMs / 1000), step: String(stepSeconds),
     }, 'POST', { fromMs: coversFromMs, toMs: endMs });
-    return this.resultOf(data, 'matrix', '/api/v1/query_range').map((entry) => {
-      const values = isObject(entry) && Array.isArray(entry.values) ? entry.values : [];
-      const points: [number, number][] = [];
-      for (const point of values) {
-        if (Array.isArray(point) && typeof point[0] === 'number') points.push([point[0], sampleValue(point[1])]);
-      }
-      return { labels: labelsOf(isObject(entry) ? entry.metric : undefined), points };
-    });
+    return this.resultOf(data, 'matrix', '/api/v1/query_range').map((entry) => seriesOf(entry));
   }
 
   /** Values of `label` on series matching `match` in the window (`/api/v1/label/<name>/values`). */

@@ -3,7 +3,8 @@
  * in PromQL (./queries.ts), so what is fetched grows with GPUs, not with samples; the result is
  * per-device aggregates for analysis/aggregates.ts rather than samples.
  */
-import type { SourceSummary } from '../../../model/index.js';
+import type { ServingSample, SourceSummary } from '../../../model/index.js';
+import { fetchServing } from './serving.js';
 import { prometheusConnection, type PrometheusConnectionFlags } from './auth.js';
 import { type ClientOptions, PrometheusClient, type TransferStats } from './client.js';
 import { type CollectedDevice, type Collection, collectFromPrometheus } from './read-prometheus.js';
@@ -44,6 +45,8 @@ export interface PrometheusSourceOptions {
   rangeChunkSeconds?: number;
   /** Progress: queries done of planned. */
   onProgress?: (done: number, planned: number) => void;
+  /** Inference-server readings (./serving.ts), in time order per server; without it no serving series are read. */
+  onServing?: (reading: ServingSample) => void;
 }
 
 export interface PrometheusSourceResult {
@@ -92,13 +95,16 @@ export async function readPrometheus(options: PrometheusSourceOptions): Promise<
       planned = queries;
     },
   });
+  const serving = options.onServing === undefined
+    ? undefined
+    : await fetchServing(client, { window, matchers, rule: collection.rangeRule, defaultHost: connection.baseUrl.host, onReading: options.onServing });
   return {
     devices: collection.devices,
     window,
-    metrics: collection.metrics,
+    metrics: [...collection.metrics, ...(serving?.metrics ?? [])],
     stats: { ...client.stats },
     cpu: collection.cpu,
     rangeRule: collection.rangeRule,
-    summary: { ref: connection.displayUrl, format: 'prometheus', records: client.stats.queries, warnings: collection.warnings },
+    summary: { ref: connection.displayUrl, format: 'prometheus', records: client.stats.queries, warnings: [...collection.warnings, ...(serving?.warnings ?? [])] },
   };
 }
