@@ -1,13 +1,18 @@
-import type { PodAssignment } from '../../src/model/observations.js';
+import type { PodAssignment, ServingSample } from '../../src/model/observations.js';
 import type { ParseResult, SourceContext, SourceParser } from '../../src/sources/types.js';
 import { chunked, RecordingSink } from './sink.js';
 
-/** RecordingSink that also keeps pod assignments (the optional sink method dcgm-exporter feeds). */
+/** RecordingSink that also keeps pod assignments and serving readings (the optional sink methods dcgm-exporter and the serving readers feed). */
 export class AssignmentRecordingSink extends RecordingSink {
   readonly assignments: PodAssignment[] = [];
+  readonly servingReadings: ServingSample[] = [];
 
   assignment(assignment: PodAssignment): void {
     this.assignments.push(assignment);
+  }
+
+  serving(sample: ServingSample): void {
+    this.servingReadings.push(sample);
   }
 }
 

@@ -30,7 +30,9 @@
  * with advice.
  */
 import { InputError } from '../../support/index.js';
-import type { ObservationSink } from '../../model/index.js';
+import type { ObservationSink, ServingSample } from '../../model/index.js';
+import { servingFamilyOf } from '../serving/metric-names.js';
+import { servingReading } from './serving-metrics.js';
 import type { ParseResult, SourceContext, SourceParser } from '../types.js';
 import { DCGM_METRIC_PREFIX, fieldByMetricName } from '../dcgm/fields.js';
 import type { DcgmField } from '../dcgm/fields.js';
@@ -43,6 +45,9 @@ import { readDcgmValue } from '../dcgm/values.js';
 import { JsonElementSplitter, JsonSplitError, jsonEndLocation, pieceSyntaxError } from '../../support/index.js';
 import { WarningLimiter } from '../lexers/text/warnings.js';
 import type { Warn } from '../lexers/text/warnings.js';
+
+/** What a held serving reading is counted as against AnswerLimits.maxHeldBytes. */
+const SERVING_READING_BYTES = 64;
 
 /** What an answer may take, at most; exceeded, it is refused with advice. */
 export interface AnswerLimits {
@@ -71,8 +76,8 @@ function mebibytes(bytes: number): string {
 
 const OPENS_OBJECT = /^\s*\{/;
 const STATUS = /"status"\s*:\s*"(?:success|error)"/;
-/** `resultType` on a success, `errorType` on an error answer. */
-const ANSWER_KIND = /"(?:resultType|errorType)"\s*:\s*"/;
+/** `resultType` on a success, `errorType` on an error answer; `result` on one cut or edited without its resultType (refused by name). */
+const ANSWER_KIND = /"(?:resultType|errorType)"\s*:\s*"|"result"\s*:\s*\[/;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
@@ -540,6 +545,10 @@ class AnswerReader implements ElementReader {
   dcgmSeries = 0;
   unnamedSeries = 0;
   otherSeries = 0;
+  /** Inference-server series read (their readings go to the sink's serving). */
+  servingSeries = 0;
+  servingReadings = 0;
+  private heldServing: ServingSample[] = [];
   targetPodLabelsIgnored = false;
 
   constructor(
@@ -558,6 +567,9 @@ class AnswerReader implements ElementReader {
     this.dcgmSeries = 0;
     this.unnamedSeries = 0;
     this.otherSeries = 0;
+    this.servingSeries = 0;
+    this.servingReadings = 0;
+    this.heldServing = [];
     this.targetPodLabelsIgnored = false;
   }
 
@@ -596,6 +608,9 @@ class AnswerReader implements ElementReader {
   /** From now on, devices go out to `output` once complete, and what reading says is said at once. */
   startSending(output: Output): void {
     this.output = output;
+    for (const reading of this.heldServing) output.sink.serving?.(reading);
+    this.heldBytes -= this.heldServing.length * SERVING_READING_BYTES;
+    this.heldServing = [];
   }
 
   /** Pauses where the sink asks (ObservationSink.pause: in a parse worker, the batches then go out as they fill) after a device was sent. */
@@ -658,7 +673,8 @@ class AnswerReader implements ElementReader {
       return;
     }
     if (!name.startsWith(DCGM_METRIC_PREFIX)) {
-      this.otherSeries += 1;
+      if (servingFamilyOf(name) !== undefined) this.readServing(name, labels, resultType === 'vector' ? [item.value] : item.values, location);
+      else this.otherSeries += 1;
       return;
     }
     this.dcgmSeries += 1;
@@ -691,6 +707,37 @@ class AnswerReader implements ElementReader {
     group.series.push(series);
     group.bytes += bytes;
     this.hold(bytes);
+  }
+
+  /**
+   * An inference server's series: each point a serving reading, as a scrape line is
+   * (serving-metrics.ts servingReading). They go out at once, or, before the answer says where
+   * to send (standard input), are held within the answer's limit.
+   */
+  private readServing(name: string, labels: Map<string, string>, points: unknown, location: string): void {
+    this.servingSeries += 1;
+    labels.delete('__name__');
+    const scanned = points instanceof ScannedPoints ? points : undefined;
+    const count = scanned?.times.length ?? (Array.isArray(points) ? points.length : 0);
+    for (let position = 0; position < count; position += 1) {
+      const point = scanned === undefined ? readPoint((points as unknown[])[position]) : { time: scanned.times[position]!, value: scanned.values[position]! };
+      if (point === undefined) {
+        this.say(location, `${name}: a point that is not [time, "value"]; skipped`);
+        continue;
+      }
+      const reading = servingReading({ name, labels, value: point.value, time: point.time }, this.context.host);
+      if (reading === undefined) continue;
+      if (typeof reading === 'string') {
+        this.say(location, reading);
+        continue;
+      }
+      this.servingReadings += 1;
+      if (this.output !== undefined) this.output.sink.serving?.(reading);
+      else {
+        this.heldServing.push(reading);
+        this.hold(SERVING_READING_BYTES);
+      }
+    }
   }
 
   /** A planned answer: the device read is the one the first read found there, or the file changed in between. */
@@ -793,7 +840,7 @@ function seriesOf(name: string, location: string, field: DcgmField | undefined, 
 export function prometheusJsonParser(limits: AnswerLimits = ANSWER_LIMITS): SourceParser {
   return {
     format: 'prometheus-json',
-    description: 'Prometheus HTTP API answer (/api/v1/query or query_range JSON) of DCGM metrics',
+    description: 'Prometheus HTTP API answer (/api/v1/query or query_range JSON) of DCGM or inference-server metrics',
     detect(head) {
       return OPENS_OBJECT.test(head) && STATUS.test(head) && ANSWER_KIND.test(head);
     },
@@ -816,9 +863,9 @@ export function prometheusJsonParser(limits: AnswerLimits = ANSWER_LIMITS): Sour
       }
 
       const series = reader.elements;
-      if (reader.dcgmSeries === 0 && series > 0) {
+      if (reader.dcgmSeries === 0 && reader.servingSeries === 0 && series > 0) {
         const why = reader.otherSeries > 0
-          ? `none of its ${series} series is a DCGM_FI_ metric`
+          ? `none of its ${series} series is a DCGM_FI_ metric or an inference server's`
           : `none of its ${series} series has a __name__ label (a function or aggregation in the query dropped it), so none can be read as a DCGM field`;
         throw new InputError(`no DCGM series in this Prometheus answer: ${why}`, { file: context.ref, location: 'data.result' });
       }
@@ -832,7 +879,7 @@ export function prometheusJsonParser(limits: AnswerLimits = ANSWER_LIMITS): Sour
 
       await reader.sendRest();
       warnings.finish('data.result');
-      return { records: reader.points };
+      return { records: reader.points + reader.servingReadings };
     },
   };
 }
