@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the test suite and the benchmark use. Idempotent; needs root (or sudo).
 #   prometheus (brings promtool)   the live-Prometheus integration tests and the benchmark
+#   victoria-metrics               the same audit against VictoriaMetrics single-node
 #   chromium                       renders the HTML report in the browser test
 #   python3-prometheus-client      the Python peer in the benchmark (and its agreement test)
 #   time                           /usr/bin/time, peak memory in the benchmark
@@ -9,12 +10,12 @@
 # installs them as root or through password-less sudo, and where it may not, it says in one
 # line what to run and fails (the suite would fail later, less clearly).
 set -euo pipefail
-packages=(prometheus chromium python3-prometheus-client time)
+packages=(prometheus victoria-metrics chromium python3-prometheus-client time)
 if_allowed=false
 [ "${1:-}" = '--if-allowed' ] && if_allowed=true
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
-  echo "gpu-audit tests: not a Debian system: install ${packages[*]} (or their equivalents: promtool, chromium, python3's prometheus_client, GNU time) yourself, or run npm run test:unit" >&2
+  echo "gpu-audit tests: not a Debian system: install ${packages[*]} (or their equivalents: promtool, victoria-metrics, chromium, python3's prometheus_client, GNU time) yourself, or run npm run test:unit" >&2
   exit 1
 fi
 missing=()

@@ -278,6 +278,12 @@ export class PrometheusClient {
         this.partialAnswers.push({ warning, ...covers });
       }
     }
+    // VictoriaMetrics (and Thanos with partial response) flags an answer that lacks data from some storage nodes.
+    if (document.isPartial === true) {
+      const warning = 'the engine marked an answer isPartial: some of its storage did not answer';
+      this.warnings.add(warning);
+      this.partialAnswers.push({ warning, ...covers });
+    }
     if (document.status !== 'success' || answer.status < 200 || answer.status >= 300) {
       const kind = typeof document.errorType === 'string' ? ` (${document.errorType})` : '';
       const message = typeof document.error === 'string' ? document.error.slice(0, 300) : `status ${document.status}`;

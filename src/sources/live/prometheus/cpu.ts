@@ -149,13 +149,26 @@ export async function fetchHostCpu(client: PrometheusClient, window: AuditWindow
  */
 export const PODS_PER_CONTAINER_QUERY = 500;
 
+/**
+ * The longest query text sent: VictoriaMetrics refuses queries over its -search.maxQueryLen,
+ * 16 KiB by default, and Prometheus behind a proxy meets similar URL and body limits.
+ */
+export const MAX_QUERY_CHARS = 12_000;
+
+/** `items` in batches whose query stays within MAX_QUERY_CHARS, halving a batch until it does (one item always goes alone). */
+export function withinQueryLength<T>(items: readonly T[], queryOf: (batch: readonly T[]) => string, maxChars = MAX_QUERY_CHARS): T[][] {
+  if (items.length <= 1 || queryOf(items).length <= maxChars) return items.length === 0 ? [] : [[...items]];
+  const half = Math.ceil(items.length / 2);
+  return [...withinQueryLength(items.slice(0, half), queryOf, maxChars), ...withinQueryLength(items.slice(half), queryOf, maxChars)];
+}
+
 /** Container CPU increases of the given pods; [] without pods or without cAdvisor. */
 export async function fetchContainerCpu(client: PrometheusClient, window: AuditWindow, rule: RangeRule, pods: readonly PodRef[]): Promise<PrometheusContainerCpu[]> {
   const wanted = new Set(pods.map((pod) => `${pod.namespace}/${pod.pod}`));
   const containers = new Map<string, PrometheusContainerCpu>();
   const spans = new Map<PrometheusContainerCpu, { firstMs: number; lastMs: number }>();
   const batches: PodRef[][] = [];
-  for (let first = 0; first < pods.length; first += PODS_PER_CONTAINER_QUERY) batches.push(pods.slice(first, first + PODS_PER_CONTAINER_QUERY));
+  for (let first = 0; first < pods.length; first += PODS_PER_CONTAINER_QUERY) batches.push(...withinQueryLength(pods.slice(first, first + PODS_PER_CONTAINER_QUERY), (batch) => containerCpuQuery(window, rule, batch)));
   const answers = await Promise.all(batches.map((batch) => client.instant(containerCpuQuery(window, rule, batch), window.endMs, window.startMs)));
   for (const sample of answers.flat()) {
     const { namespace, pod, container } = sample.labels;

@@ -188,8 +188,8 @@ export function quantileQuery(selector: string, quantile: number, windowSeconds:
 /**
  * Mean of the best compute signal of each device per bucket of `bucketSeconds` (1 h for the
  * hour-of-week profile, the timeline's width for the timeline), for a range query with that
- * step evaluated 1 ms before each bucket ends: the range (promSpan, per the server's rule) then
- * covers [bucket start, bucket end). `or` keeps, per device, the first signal of the
+ * step evaluated at each bucket's end with `offset 1ms`: the range (promSpan, per the server's
+ * rule) then covers [bucket start, bucket end). `or` keeps, per device, the first signal of the
  * ladder that has data in the bucket. Values are rounded to 0.01 % to keep the answer small.
  *
  * A bucket shorter than the scrape interval may hold no sample: it then takes the latest
@@ -207,7 +207,12 @@ export function bucketMemoryMaxQuery(selector: string, bucketSeconds: number, ru
   return `max ${BY_DEVICE} (${inBucket('max_over_time', selector, bucketSeconds, rule)})`;
 }
 
-/** `fn` over the bucket's samples, else the sample held into the bucket (both without the metric name, so `or` pairs them). */
+/**
+ * `fn` over the bucket's samples, else the sample held into the bucket (both without the metric
+ * name, so `or` pairs them). Evaluated at the bucket's end, 1 ms back (`offset 1ms`): the points
+ * then fall on whole steps, where VictoriaMetrics puts them whatever was asked, and every engine
+ * reads the same [bucket start, bucket end).
+ */
 function inBucket(fn: string, selector: string, bucketSeconds: number, rule: RangeRule): string {
-  return `${fn}(${selector}[${promSpan(bucketSeconds, rule)}]) or last_over_time(${selector}[${HOLD_LOOKBACK}])`;
+  return `${fn}(${selector}[${promSpan(bucketSeconds, rule)}] offset 1ms) or last_over_time(${selector}[${HOLD_LOOKBACK}] offset 1ms)`;
 }

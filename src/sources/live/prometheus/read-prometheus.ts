@@ -343,11 +343,11 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
     });
   }
   const bucketTask = (grid: Grid, chunk: Chunk, query: string, target: (device: DeviceTotals) => Map<number, number>) => async (): Promise<void> => {
-    // The point at t covers [t - bucket + 1 ms, t] (queries.ts): evaluated 1 ms before each
-    // bucket ends, it is the bucket [b, b + bucket), so a sample on an edge counts once.
-    for (const series of await client.range(query, chunk.startMs + grid.bucketMs - 1, chunk.endMs - 1, grid.bucketMs / 1000, chunk.startMs)) {
+    // The point at t covers [t - bucket, t - 1 ms] (queries.ts inBucket: offset 1ms): evaluated
+    // at each bucket's end, it is the bucket [b, b + bucket), so a sample on an edge counts once.
+    for (const series of await client.range(query, chunk.startMs + grid.bucketMs, chunk.endMs, grid.bucketMs / 1000, chunk.startMs)) {
       const buckets = target(device(series.labels));
-      for (const [seconds, value] of series.points) if (finite(value)) buckets.set(Math.round(seconds * 1000) + 1 - grid.bucketMs, value);
+      for (const [seconds, value] of series.points) if (finite(value)) buckets.set(bucketOfPoint(seconds, grid), value);
     }
   };
   const hourChunks = splitWindow({ startMs: hours.startMs, endMs: hours.startMs + hours.count * MS_PER_HOUR, stepSeconds: 3600 }, options.rangeChunkSeconds ?? DEFAULT_RANGE_CHUNK_SECONDS);
@@ -419,6 +419,12 @@ export function partialWarnings(answers: readonly PartialAnswer[], window: Pick<
   });
 }
 
+/** The start of the bucket a range point stands for: the one whose end lies nearest the point's time (an engine may move points within a step). */
+export function bucketOfPoint(seconds: number, grid: Pick<Grid, 'startMs' | 'bucketMs'>): number {
+  const ends = Math.round((Math.round(seconds * 1000) - grid.startMs) / grid.bucketMs);
+  return grid.startMs + (ends - 1) * grid.bucketMs;
+}
+
 /** The values on the grid, null where absent; undefined when there are none. */
 function gridValues(buckets: ReadonlyMap<number, number>, grid: Grid): (number | null)[] | undefined {
   if (buckets.size === 0) return undefined;
@@ -476,6 +482,14 @@ function toCollectedDevice(device: DeviceTotals, options: CollectOptions, hours:
     if (metric.signal === 'memoryUsedMiB') collected.memoryUsedMiB = { mean, p95: quantile(0.95), max: totals.max };
     else collected.percent[metric.signal] = { mean, p50: quantile(0.5), p95: quantile(0.95), max: totals.max };
     if (metric.basis !== undefined) collected.idle[metric.basis] = { observedSeconds: totals.steps * stepSeconds, idleSeconds: totals.idleSteps * stepSeconds };
+  }
+  // Observed time is never less than a signal's (an answer lost or empty in one query but not
+  // another): otherwise a GPU would show idle hours beyond its observed hours.
+  const signalSteps = Math.max(0, ...[...device.signals.values()].map((totals) => totals.steps));
+  if (signalSteps > device.steps) {
+    const name = read.device.ref.uuid ?? read.device.ref.pciBusId ?? `gpu ${read.device.ref.index ?? '?'}`;
+    warnings.push(`${name} on ${read.device.ref.host}: the presence query answered ${device.steps} steps, a signal ${signalSteps}: an answer lacked data; observed time is the signal's`);
+    collected.observedSeconds = signalSteps * stepSeconds;
   }
   for (const direction of PUSH_DOWN_PCIE) {
     const totals = device.pcie.get(direction.tag);

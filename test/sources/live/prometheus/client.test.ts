@@ -321,6 +321,13 @@ describe('Prometheus client under upstream faults', () => {
     expect(prometheus.stats.retries).toBe(1);
   });
 
+  it('takes VictoriaMetrics\' isPartial flag as a partial answer, with the part of the window it covers', async () => {
+    const server = await scriptedServer([json(200, { ...(vector('1') as object), isPartial: true })]);
+    const prometheus = client(server.url);
+    await prometheus.instant('a', 2_000_000, 1_000_000);
+    expect(prometheus.partialAnswers).toEqual([{ warning: 'the engine marked an answer isPartial: some of its storage did not answer', fromMs: 1_000_000, toMs: 2_000_000 }]);
+  });
+
   it('records which part of the window each partial answer covers', async () => {
     const partial = json(200, vector('1', ['partial response: store 10.0.0.7:10901 unavailable']));
     const server = await scriptedServer([json(200, vector('1')), partial]);

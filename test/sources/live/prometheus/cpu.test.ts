@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InstantSample, PrometheusClient } from '../../../../src/sources/live/prometheus/client.js';
 import {
-  PODS_PER_CONTAINER_QUERY, containerCpuQuery, counterIncrease, exactAlternatives, fetchContainerCpu, fetchHostCpu, hostCpuQuery,
+  MAX_QUERY_CHARS, PODS_PER_CONTAINER_QUERY, withinQueryLength, containerCpuQuery, counterIncrease, exactAlternatives, fetchContainerCpu, fetchHostCpu, hostCpuQuery,
 } from '../../../../src/sources/live/prometheus/cpu.js';
 
 const S = Date.parse('2026-11-20T08:00:00Z');
@@ -97,13 +97,23 @@ describe('container CPU', () => {
     ]);
   });
 
-  it('asks nothing without pods, and asks in batches of PODS_PER_CONTAINER_QUERY pods', async () => {
+  it('asks nothing without pods, and asks in batches whose every query stays within MAX_QUERY_CHARS', async () => {
     const client = fakeClient(() => []);
     expect(await fetchContainerCpu(client, WINDOW, 'closed', [])).toEqual([]);
     expect(client.queries).toHaveLength(0);
     const many = Array.from({ length: PODS_PER_CONTAINER_QUERY + 1 }, (_, n) => ({ namespace: 'ci', pod: `job-${n}` }));
     await fetchContainerCpu(client, WINDOW, 'closed', many);
-    expect(client.queries).toHaveLength(2);
-    expect(client.queries[1]).toContain(`pod=~"job-${PODS_PER_CONTAINER_QUERY}"`);
+    // 501 pod names four times over are some 30 KB: halved until each query is under 12,000 characters.
+    expect(client.queries.length).toBeGreaterThan(2);
+    expect(Math.max(...client.queries.map((query) => query.length))).toBeLessThanOrEqual(MAX_QUERY_CHARS);
+    const asked = client.queries.flatMap((query) => [...query.matchAll(/job-(\d+)/gu)].map((match) => Number(match[1])));
+    expect(new Set(asked)).toEqual(new Set(many.map((_, n) => n)));
+  });
+
+  it('splits by halves until a query fits, and sends a lone item that does not fit alone', () => {
+    const query = (batch: readonly string[]): string => batch.join(',');
+    expect(withinQueryLength(['aaaa', 'bbbb', 'cccc', 'dddd'], query, 9)).toEqual([['aaaa', 'bbbb'], ['cccc', 'dddd']]);
+    expect(withinQueryLength(['aaaaaaaaaaaa', 'b'], query, 9)).toEqual([['aaaaaaaaaaaa'], ['b']]);
+    expect(withinQueryLength([], query, 9)).toEqual([]);
   });
 });

@@ -79,10 +79,10 @@ describe('PromQL sent', () => {
   it('asks quantiles over the whole window, and bucket means best signal first', () => {
     expect(quantileQuery('DCGM_FI_DEV_GPU_UTIL', 0.95, 7 * 86_400, 'closed')).toBe(`max ${BY} (quantile_over_time(0.95, DCGM_FI_DEV_GPU_UTIL[604799999ms]))`);
     expect(bucketComputeQuery([{ selector: 'SM', scale: 100 }, { selector: 'UTIL', scale: 1 }], 3600, 'closed').split('\nor ')).toEqual([
-      `round(avg ${BY} ((avg_over_time(SM[3599999ms]) or last_over_time(SM[10m])) * 100), 0.01)`,
-      `round(avg ${BY} (avg_over_time(UTIL[3599999ms]) or last_over_time(UTIL[10m])), 0.01)`,
+      `round(avg ${BY} ((avg_over_time(SM[3599999ms] offset 1ms) or last_over_time(SM[10m] offset 1ms)) * 100), 0.01)`,
+      `round(avg ${BY} (avg_over_time(UTIL[3599999ms] offset 1ms) or last_over_time(UTIL[10m] offset 1ms)), 0.01)`,
     ]);
-    expect(bucketMemoryMaxQuery('FB', 240, 'closed')).toBe(`max ${BY} (max_over_time(FB[239999ms]) or last_over_time(FB[10m]))`);
+    expect(bucketMemoryMaxQuery('FB', 240, 'closed')).toBe(`max ${BY} (max_over_time(FB[239999ms] offset 1ms) or last_over_time(FB[10m] offset 1ms))`);
   });
 
   it('sizes every range for the server\'s rule: the full length where ranges are left-open (3.x)', () => {
@@ -90,7 +90,7 @@ describe('PromQL sent', () => {
     expect(query).toContain('count_over_time(U[3600000ms])');
     expect(query).toContain('[3600000ms:60s]');
     expect(quantileQuery('U', 0.5, 3600, 'left-open')).toContain('U[3600000ms]');
-    expect(bucketMemoryMaxQuery('FB', 240, 'left-open')).toBe(`max ${BY} (max_over_time(FB[240000ms]) or last_over_time(FB[10m]))`);
+    expect(bucketMemoryMaxQuery('FB', 240, 'left-open')).toBe(`max ${BY} (max_over_time(FB[240000ms] offset 1ms) or last_over_time(FB[10m] offset 1ms))`);
   });
 
   it('asks, per device and container of the pod mapping, the steps it held the device and the first and last of them', () => {

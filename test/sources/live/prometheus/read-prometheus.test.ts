@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError, UpstreamError } from '../../../../src/support/errors.js';
 import type { InstantSample, PartialAnswer, PrometheusClient, RangeSeries } from '../../../../src/sources/live/prometheus/client.js';
-import { collectFromPrometheus, partialWarnings } from '../../../../src/sources/live/prometheus/read-prometheus.js';
+import { bucketOfPoint, collectFromPrometheus, partialWarnings } from '../../../../src/sources/live/prometheus/read-prometheus.js';
 import { RANGE_RULE_PROBE } from '../../../../src/sources/live/prometheus/queries.js';
 
 const H = 3_600_000;
@@ -38,6 +38,8 @@ interface Faults {
   probe?: number;
   /** Pod aggregates the device query adds, per chunk. */
   pods?: [InstantSample[], InstantSample[]];
+  /** The first chunk's presence (device) query answers nothing. */
+  firstPresenceEmpty?: boolean;
 }
 
 function fakeClient(names: string[], faults: Faults = {}): PrometheusClient {
@@ -58,13 +60,14 @@ function fakeClient(names: string[], faults: Faults = {}): PrometheusClient {
     if (query.startsWith('max by') && query.includes('quantile_over_time(0.95')) samples.push({ labels: GPU, value: 45 });
     else if (query.includes('quantile_over_time(0.5')) samples.push({ labels: GPU, value: 9 });
     else if (query.includes('group by')) {
+      if (chunk === 0 && faults.firstPresenceEmpty === true) return Promise.resolve([]);
       for (const [tag, values] of Object.entries(DEVICE)) samples.push({ labels: { ...GPU, gpu_audit: tag }, value: values[chunk]! });
       samples.push(...(faults.pods?.[chunk] ?? []));
     }
     else for (const [tag, values] of Object.entries(UTIL)) samples.push({ labels: { ...GPU, gpu_audit: tag }, value: values[chunk]! });
     return Promise.resolve(samples);
   };
-  // Hourly points are evaluated 1 ms before each hour ends.
+  // Hourly points stand at each hour's end; this fake answers 1 ms early, as an engine may move them within the step.
   const range = (): Promise<RangeSeries[]> => Promise.resolve([{ labels: GPU, points: [[(START + H - 1) / 1000, 20], [(START + 2 * H - 1) / 1000, 12.5]] }]);
   return {
     connection: { displayUrl: 'http://prom:9090' },
@@ -118,6 +121,21 @@ describe('combining chunks', () => {
     });
     await expect(collect).rejects.toThrow(InputError);
     await expect(collect).rejects.toThrow('between 2026-11-02T00:00:00.000Z and 2026-11-02T01:00:00.000Z matching {namespace="ml"}');
+  });
+});
+
+describe('answers that disagree', () => {
+  it('never counts less observed time than a signal saw, and says an answer lacked data', async () => {
+    const collection = await collectFromPrometheus(fakeClient(['DCGM_FI_DEV_GPU_UTIL'], { firstPresenceEmpty: true }), {
+      window: { startMs: START, endMs: START + 2 * H, stepSeconds: 300 },
+      matchers: [],
+      idleThresholdPct: 5,
+      defaultHost: 'prom:9090',
+      chunkSeconds: 3600,
+    });
+    // Presence: 0 + 3 steps; utilization: 10 + 2 steps, 5 of them idle: observed is 12 x 300 s.
+    expect(collection.devices[0]).toMatchObject({ observedSeconds: 3600, idle: { utilization: { observedSeconds: 3600, idleSeconds: 1500 } } });
+    expect(collection.warnings).toContain('GPU-aaaa on node-1: the presence query answered 3 steps, a signal 12: an answer lacked data; observed time is the signal\'s');
   });
 });
 
@@ -208,5 +226,18 @@ describe('pods on a device', () => {
     const collect = collectFromPrometheus(fakeClient(['DCGM_FI_DEV_GPU_UTIL'], { probe: 5 }), options);
     await expect(collect).rejects.toThrow(UpstreamError);
     await expect(collect).rejects.toThrow('count_over_time(vector(1)[2s:1s]) answered [5], expected [3] (Prometheus 2.x) or [2] (3.x)');
+  });
+});
+
+describe('bucketOfPoint: which bucket a range point stands for, on any engine', () => {
+  const grid = { startMs: Date.parse('2026-11-20T08:00:00Z'), bucketMs: 3_600_000 };
+  it('reads the point at a bucket\'s end (asked there, offset 1 ms back) as that bucket', () => {
+    expect(bucketOfPoint((grid.startMs + grid.bucketMs) / 1000, grid)).toBe(grid.startMs);
+    expect(bucketOfPoint((grid.startMs + 3 * grid.bucketMs) / 1000, grid)).toBe(grid.startMs + 2 * grid.bucketMs);
+  });
+
+  it('takes a point an engine moved within the step (1 ms early, a second late) as the bucket whose end is nearest', () => {
+    expect(bucketOfPoint((grid.startMs + grid.bucketMs - 1) / 1000, grid)).toBe(grid.startMs);
+    expect(bucketOfPoint((grid.startMs + 2 * grid.bucketMs + 1000) / 1000, grid)).toBe(grid.startMs + grid.bucketMs);
   });
 });
