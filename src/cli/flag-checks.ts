@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { InputError } from '../support/index.js';
 
 const PROMETHEUS_ONLY = [
-  'since', 'until', 'step', 'selector', 'prometheusTimeout', 'prometheusConcurrency', 'prometheusClusterLabel', 'prometheusHeader',
+  'since', 'until', 'step', 'selector', 'prometheusTimeout', 'prometheusMaxAnswerMib', 'prometheusConcurrency', 'prometheusClusterLabel', 'prometheusHeader',
   'prometheusCaFile', 'prometheusClientCert', 'prometheusClientKey', 'prometheusInsecureSkipVerify', 'prometheusSigv4',
 ] as const;
 

@@ -102,6 +102,7 @@ export function addPrometheusOptions(command: Command): Command {
     .addOption(new Option('--selector <matchers>', 'label matchers added to every query, e.g. \'{namespace="ml"}\''))
     .addOption(new Option('--prometheus-timeout <seconds>', 'deadline of each request, seconds').argParser(positiveInteger).default(120))
     .addOption(new Option('--prometheus-concurrency <n>', 'requests in flight at once').argParser(positiveInteger).default(4))
+    .addOption(new Option('--prometheus-max-answer-mib <mib>', 'largest answer read, MiB: a larger one ends the audit with advice').argParser(positiveInteger).default(256))
     .addOption(new Option('--prometheus-cluster-label <name>', 'one cluster of a multi-cluster Thanos or Mimir: NAME (matched on the label cluster) or LABEL=VALUE'))
     .addOption(new Option('--prometheus-header <header>', '\'Name: value\' sent with every request, e.g. X-Scope-OrgID for Mimir; repeatable (secrets: GPU_AUDIT_PROMETHEUS_HEADERS)').argParser(collectFiles))
     .addOption(new Option('--prometheus-ca-file <file>', 'PEM of the CA that signed the server\'s certificate (also: GPU_AUDIT_PROMETHEUS_CA_FILE)'))

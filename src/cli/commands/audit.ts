@@ -46,6 +46,7 @@ export interface AuditCommandOptions {
   step?: string;
   selector?: string;
   prometheusTimeout?: number;
+  prometheusMaxAnswerMib?: number;
   prometheusConcurrency?: number;
   prometheusClusterLabel?: string;
   prometheusHeader?: string[];
@@ -161,6 +162,7 @@ export async function buildAuditOptions(
       ...(options.step === undefined ? {} : { step: options.step }),
       ...(options.selector === undefined ? {} : { selector: options.selector }),
       ...(options.prometheusTimeout === undefined ? {} : { timeoutMs: options.prometheusTimeout * 1000 }),
+      ...(options.prometheusMaxAnswerMib === undefined ? {} : { maxAnswerBytes: options.prometheusMaxAnswerMib * 1024 * 1024 }),
       ...(options.prometheusConcurrency === undefined ? {} : { concurrency: options.prometheusConcurrency }),
       ...(options.prometheusClusterLabel === undefined ? {} : { clusterLabel: options.prometheusClusterLabel }),
       ...(options.prometheusSigv4 === undefined ? {} : { sigv4Region: options.prometheusSigv4 }),

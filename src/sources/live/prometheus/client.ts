@@ -17,6 +17,8 @@ import { type HttpAnswer, sendForm, TransportError } from './http.js';
 
 export interface ClientOptions {
   timeoutMs: number;
+  /** Largest answer read, received and decoded, bytes; a larger one ends the audit (exit 3) with advice. */
+  maxAnswerBytes: number;
   concurrency: number;
   /** Attempts per request, the first included. */
   maxAttempts: number;
@@ -31,8 +33,12 @@ export interface ClientOptions {
   onQueryDone?: (stats: Readonly<TransferStats>) => void;
 }
 
+/** 256 MiB: an answer of tens of millions of points, far past what a pushed-down query returns. */
+export const DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+
 export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
   timeoutMs: 120_000,
+  maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
   concurrency: 4,
   maxAttempts: 4,
   backoffBaseMs: 500,
@@ -223,7 +229,7 @@ export class PrometheusClient {
       this.stats.attempts += 1;
       let answer: HttpAnswer;
       try {
-        answer = await sendForm(this.connection, method, path, form, this.options.timeoutMs, signal);
+        answer = await sendForm(this.connection, method, path, form, this.options.timeoutMs, signal, this.options.maxAnswerBytes);
       } catch (error) {
         if (signal.aborted) throw new UpstreamError('cancelled: another query failed', { endpoint: this.endpoint(path) });
         if (!(error instanceof TransportError)) throw error;

@@ -5,6 +5,7 @@
  * deadline on the whole exchange. gzip is asked for (Prometheus compresses its API answers):
  * `wireBytes` is what crossed the network, `body` the decoded text.
  */
+import buffer from 'node:buffer';
 import http from 'node:http';
 import https from 'node:https';
 import { gunzip } from 'node:zlib';
@@ -53,8 +54,20 @@ function transportError(error: Error): TransportError {
   return new TransportError(code === undefined ? error.message : `${code}: ${error.message}`, code);
 }
 
+/** What an answer that passes the cap is told: final, for asking again gets the same answer. */
+function tooLarge(maxBytes: number): TransportError {
+  return new TransportError(
+    `the answer passed ${Math.round(maxBytes / 1048576)} MiB (--prometheus-max-answer-mib): narrow the window (--since, --until), the GPUs (--selector), or raise the cap`,
+    'ANSWER_TOO_LARGE', true,
+  );
+}
+
+/**
+ * `maxBytes` bounds both the bytes received and the text they decode to: an answer past it is
+ * refused as it arrives (the request is dropped), never held whole.
+ */
 export async function sendForm(
-  connection: PrometheusConnection, method: 'GET' | 'POST', path: string, form: URLSearchParams, timeoutMs: number, signal?: AbortSignal,
+  connection: PrometheusConnection, method: 'GET' | 'POST', path: string, form: URLSearchParams, timeoutMs: number, signal?: AbortSignal, maxBytes = Number.MAX_SAFE_INTEGER,
 ): Promise<HttpAnswer> {
   const url = new URL(connection.baseUrl.pathname.replace(/\/+$/, '') + path, connection.baseUrl);
   if (method === 'GET') url.search = form.toString();
@@ -90,19 +103,24 @@ export async function sendForm(
       const parts: Buffer[] = [];
       let wireBytes = 0;
       response.on('data', (part: Buffer) => {
-        parts.push(part);
         wireBytes += part.length;
+        if (wireBytes > maxBytes) {
+          parts.length = 0;
+          request.destroy(tooLarge(maxBytes));
+          return;
+        }
+        parts.push(part);
       });
       response.on('error', fail);
       response.on('end', () => {
         const raw = Buffer.concat(parts);
-        const decoded = response.headers['content-encoding'] === 'gzip' ? gunzipAsync(raw) : Promise.resolve(raw);
+        const decoded = response.headers['content-encoding'] === 'gzip' ? gunzipAsync(raw, { maxOutputLength: Math.min(maxBytes, buffer.constants.MAX_LENGTH) }) : Promise.resolve(raw);
         decoded.then(
           (body) => {
             clearTimeout(deadline);
             resolve({ status: response.statusCode ?? 0, headers: response.headers, body: body.toString('utf8'), wireBytes });
           },
-          (error: Error) => fail(new TransportError(`the gzip answer is corrupt: ${error.message}`, 'BAD_GZIP')),
+          (error: Error & { code?: string }) => fail(error.code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge(maxBytes) : new TransportError(`the gzip answer is corrupt: ${error.message}`, 'BAD_GZIP')),
         );
       });
     });

@@ -38,6 +38,8 @@ export interface PrometheusSourceOptions {
   env: NodeJS.ProcessEnv;
   nowMs: number;
   timeoutMs?: number;
+  /** --prometheus-max-answer-mib, in bytes. */
+  maxAnswerBytes?: number;
   concurrency?: number;
   /** Test hooks and tuning (backoff, chunk sizes). */
   client?: Partial<ClientOptions>;
@@ -81,6 +83,7 @@ export async function readPrometheus(options: PrometheusSourceOptions): Promise<
   const client = new PrometheusClient(connection, {
     ...options.client,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.maxAnswerBytes === undefined ? {} : { maxAnswerBytes: options.maxAnswerBytes }),
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     onQueryDone: (stats) => options.onProgress?.(stats.queries, Math.max(planned, stats.queries)),
   });

@@ -321,6 +321,30 @@ describe('Prometheus client under upstream faults', () => {
     expect(prometheus.stats.retries).toBe(1);
   });
 
+  it('refuses an answer past --prometheus-max-answer-mib as it arrives, without asking again', async () => {
+    // 64 KiB of a series' points against a 16 KiB cap; sent in pieces, as a large answer is.
+    const body = JSON.stringify(vector('1'.repeat(64 * 1024)));
+    const server = await scriptedServer([(response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      for (let at = 0; at < body.length; at += 4096) response.write(body.slice(at, at + 4096));
+      response.end();
+    }]);
+    const prometheus = client(server.url, { maxAnswerBytes: 16 * 1024 });
+    const error = await upstreamError(prometheus.instant('up', 0));
+    expect(error.message).toBe('the answer passed 0 MiB (--prometheus-max-answer-mib): narrow the window (--since, --until), the GPUs (--selector), or raise the cap');
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('refuses a gzip answer that decodes past the cap, however small it came', async () => {
+    const server = await scriptedServer([(response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
+      response.end(gzipSync(JSON.stringify(vector('0'.repeat(4 * 1024 * 1024)))));
+    }]);
+    const prometheus = client(server.url, { maxAnswerBytes: 2 * 1024 * 1024 });
+    expect((await upstreamError(prometheus.instant('up', 0))).message).toMatch(/^the answer passed 2 MiB \(--prometheus-max-answer-mib\)/u);
+    expect(server.seen).toHaveLength(1);
+  });
+
   it('takes VictoriaMetrics\' isPartial flag as a partial answer, with the part of the window it covers', async () => {
     const server = await scriptedServer([json(200, { ...(vector('1') as object), isPartial: true })]);
     const prometheus = client(server.url);
