@@ -191,6 +191,8 @@ export interface StartOptions {
   backfillTimeoutMs?: number;
   /** Where the storage goes (default: a fresh temporary folder, removed by stop()). */
   workDir?: string;
+  /** More server flags, e.g. a small `--query.max-samples` for a limit test. */
+  flags?: readonly string[];
 }
 
 /** Backfills `openMetricsFile` into a fresh storage and serves it. Always pair with stop(). */
@@ -216,6 +218,7 @@ export async function startPrometheus(openMetricsFile: string, options: StartOpt
     `--web.listen-address=127.0.0.1:${port}`,
     '--storage.tsdb.retention.time=100y',
     '--log.level=warn',
+    ...(options.flags ?? []),
   ], { stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr?.on('data', (part: Buffer) => {
     log = (log + part.toString()).slice(-4000);
@@ -260,12 +263,12 @@ export async function startPrometheus(openMetricsFile: string, options: StartOpt
  * Convenience for tests: nvidia-smi files (read through the XML source) and exposition files
  * (taken as they are), written, backfilled and served.
  */
-export async function serveFiles(files: readonly string[], expositionFiles: readonly string[] = []): Promise<RunningPrometheus & { data: OpenMetricsFile }> {
+export async function serveFiles(files: readonly string[], expositionFiles: readonly string[] = [], options: StartOptions = {}): Promise<RunningPrometheus & { data: OpenMetricsFile }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-openmetrics-'));
   const file = path.join(dir, 'fleet.om');
   try {
     const data = await writeOpenMetrics(file, files.length === 0 ? new RecordingSink() : await readSamples(files), expositionFiles);
-    const server = await startPrometheus(file);
+    const server = await startPrometheus(file, options);
     return { ...server, data };
   } finally {
     if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });

@@ -80,6 +80,33 @@ export interface RangeSeries {
 
 const RETRYABLE_STATUS = (status: number): boolean => status === 429 || status >= 500;
 
+/**
+ * What engines say when a query is too big for their limits: Prometheus' --query.max-samples
+ * ("would load too many samples") and --query.timeout (errorType timeout), VictoriaMetrics'
+ * -search.maxSamplesPerQuery, -search.maxPointsPerTimeseries and -search.maxQueryLen. Asked
+ * again as it is, such a query fails again: a smaller one may not.
+ */
+const LIMIT_ERRORS = /too many samples|query timed out|maxSamplesPerQuery|maxPointsPerTimeseries|maxPointsPerSeries|too long query|maxQueryLen|cannot select more than/iu;
+
+/** An engine refused a query for its size: the caller may split it (read-prometheus.ts withinLimits). */
+export class QueryLimitError extends UpstreamError {
+  constructor(message: string, options: { endpoint: string; status?: number }) {
+    super(message, options);
+    this.name = 'QueryLimitError';
+  }
+}
+
+/** The engine's limit message in an error body, or undefined. */
+function limitMessage(body: string): string | undefined {
+  try {
+    const document: unknown = JSON.parse(body);
+    if (!isObject(document) || typeof document.error !== 'string') return undefined;
+    return document.errorType === 'timeout' || LIMIT_ERRORS.test(document.error) ? document.error.slice(0, 300) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -241,6 +268,8 @@ export class PrometheusClient {
       }
       this.stats.wireBytes += answer.wireBytes;
       this.stats.jsonBytes += Buffer.byteLength(answer.body);
+      const limit = answer.status >= 400 ? limitMessage(answer.body) : undefined;
+      if (limit !== undefined) throw new QueryLimitError(`the engine refused the query for its size: ${limit}`, { endpoint: this.endpoint(path), status: answer.status });
       if (RETRYABLE_STATUS(answer.status)) {
         lastStatus = answer.status;
         lastFailure = `HTTP ${answer.status}${this.errorText(answer.body)}`;

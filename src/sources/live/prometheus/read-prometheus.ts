@@ -21,7 +21,7 @@ import { InputError, UpstreamError } from '../../../support/index.js';
 import { MS_PER_HOUR, type DeviceAggregates } from '../../../model/index.js';
 import { TARGET_POD_LABELS_WARNING, readSeriesLabels, type PodLabels } from '../../dcgm/labels.js';
 import type { ReadingKey } from '../../dcgm/fields.js';
-import type { Labels, PartialAnswer, PrometheusClient } from './client.js';
+import { QueryLimitError, type Labels, type PartialAnswer, type PrometheusClient } from './client.js';
 import { fetchContainerCpu, fetchHostCpu, type PrometheusContainerCpu, type PrometheusHostCpu } from './cpu.js';
 import {
   DEVICE_LABELS, FRAMEBUFFER_PART_READINGS, FRAMEBUFFER_TOTAL_READING, KIB_PER_MIB, type MetricName, metricNamesOf,
@@ -283,15 +283,17 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   });
 
   const totals = new Totals();
+  const splits = { count: 0 };
+  const refusedQuantiles: string[] = [];
   const device = (labels: Labels): DeviceTotals => totals.device(labels);
   const tasks: (() => Promise<void>)[] = [];
+  const stepMs = window.stepSeconds * 1000;
   for (const chunk of chunks) {
-    const chunkSeconds = (chunk.endMs - chunk.startMs) / 1000;
     for (const metric of present) {
       const idleBelow = metric.metric.basis === undefined ? undefined : options.idleThresholdPct / metric.scale;
-      const query = signalChunkQuery({ selector: metric.selector, chunkSeconds, stepSeconds: window.stepSeconds, rule, ...(idleBelow === undefined ? {} : { idleBelow }) });
-      tasks.push(async () => {
-        for (const sample of await client.instant(query, chunk.endMs, chunk.startMs)) {
+      tasks.push(() => withinLimits(chunk, stepMs, splits, async (part) => {
+        const query = signalChunkQuery({ selector: metric.selector, chunkSeconds: (part.endMs - part.startMs) / 1000, stepSeconds: window.stepSeconds, rule, ...(idleBelow === undefined ? {} : { idleBelow }) });
+        for (const sample of await client.instant(query, part.endMs, part.startMs)) {
           if (!finite(sample.value)) continue;
           const signal = totals.signal(sample.labels, metric.metric.signal);
           switch (sample.labels[AGGREGATE_LABEL]) {
@@ -303,14 +305,14 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
             default: break;
           }
         }
-      });
+      }));
     }
-    const deviceQuery = deviceChunkQuery({
-      anySelector, podSelectors, chunkSeconds, stepSeconds: window.stepSeconds, rule,
-      ...(memoryTotal === undefined ? {} : { memoryTotal }), ...(pcie.length === 0 ? {} : { pcie }),
-    });
-    tasks.push(async () => {
-      for (const sample of await client.instant(deviceQuery, chunk.endMs, chunk.startMs)) {
+    tasks.push(() => withinLimits(chunk, stepMs, splits, async (part) => {
+      const deviceQuery = deviceChunkQuery({
+        anySelector, podSelectors, chunkSeconds: (part.endMs - part.startMs) / 1000, stepSeconds: window.stepSeconds, rule,
+        ...(memoryTotal === undefined ? {} : { memoryTotal }), ...(pcie.length === 0 ? {} : { pcie }),
+      });
+      for (const sample of await client.instant(deviceQuery, part.endMs, part.startMs)) {
         if (!finite(sample.value)) continue;
         const totalsOfDevice = device(sample.labels);
         switch (sample.labels[AGGREGATE_LABEL]) {
@@ -324,12 +326,21 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
           default: totals.addPcie(sample.labels, sample.labels[AGGREGATE_LABEL] ?? '', sample.value); break;
         }
       }
-    });
+    }));
   }
   for (const metric of present) {
     for (const quantile of metric.metric.quantiles) {
       tasks.push(async () => {
-        for (const sample of await client.instant(quantileQuery(metric.selector, quantile, windowSeconds, rule), window.endMs, window.startMs)) {
+        let answer;
+        try {
+          answer = await client.instant(quantileQuery(metric.selector, quantile, windowSeconds, rule), window.endMs, window.startMs);
+        } catch (error) {
+          // A quantile over the whole window cannot be put together from parts: the mean stands in, and says so per GPU.
+          if (!(error instanceof QueryLimitError)) throw error;
+          refusedQuantiles.push(`${metric.name} p${Math.round(quantile * 100)}`);
+          return;
+        }
+        for (const sample of answer) {
           if (finite(sample.value)) totals.signal(sample.labels, metric.metric.signal).quantiles.set(quantile, sample.value * metric.scale);
         }
       });
@@ -342,14 +353,14 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
       }
     });
   }
-  const bucketTask = (grid: Grid, chunk: Chunk, query: string, target: (device: DeviceTotals) => Map<number, number>) => async (): Promise<void> => {
+  const bucketTask = (grid: Grid, chunk: Chunk, query: string, target: (device: DeviceTotals) => Map<number, number>) => (): Promise<void> => withinLimits(chunk, grid.bucketMs, splits, async (part) => {
     // The point at t covers [t - bucket, t - 1 ms] (queries.ts inBucket: offset 1ms): evaluated
     // at each bucket's end, it is the bucket [b, b + bucket), so a sample on an edge counts once.
-    for (const series of await client.range(query, chunk.startMs + grid.bucketMs, chunk.endMs, grid.bucketMs / 1000, chunk.startMs)) {
+    for (const series of await client.range(query, part.startMs + grid.bucketMs, part.endMs, grid.bucketMs / 1000, part.startMs)) {
       const buckets = target(device(series.labels));
       for (const [seconds, value] of series.points) if (finite(value)) buckets.set(bucketOfPoint(seconds, grid), value);
     }
-  };
+  });
   const hourChunks = splitWindow({ startMs: hours.startMs, endMs: hours.startMs + hours.count * MS_PER_HOUR, stepSeconds: 3600 }, options.rangeChunkSeconds ?? DEFAULT_RANGE_CHUNK_SECONDS);
   const wholeTimeline: Chunk = { startMs: timeline.startMs, endMs: timeline.startMs + timeline.count * timeline.bucketMs };
   if (computeSignals.length > 0) {
@@ -385,6 +396,8 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   const podsSeen = new Map(devices.flatMap((device) => device.pods ?? []).map((pod) => [`${pod.namespace}/${pod.pod}`, { namespace: pod.namespace, pod: pod.pod }]));
   const containerCpu = await fetchContainerCpu(client, window, rule, [...podsSeen.values()]);
   warnings.unshift(...partialWarnings(client.partialAnswers, window));
+  if (refusedQuantiles.length > 0) warnings.push(`the engine refused the whole-window quantiles ${refusedQuantiles.sort().join(', ')} for their size: the means stand in for them (raise its --query.max-samples, or narrow the window)`);
+  if (splits.count > 0) warnings.push(`the engine refused ${splits.count} queries for their size: each was asked again in halves of its time range until it answered (figures are exact; raise the engine's limits, or narrow the window, to ask less)`);
   const metrics = [...present.map((metric) => metric.name), ...pcie.flatMap((direction) => direction.sources.map((source) => source.name))];
   return { devices, metrics, warnings, rangeRule: rule, cpu: { hosts: hostCpu, containers: containerCpu } };
 }
@@ -417,6 +430,25 @@ export function partialWarnings(answers: readonly PartialAnswer[], window: Pick<
     const parts = merged.map(([fromMs, toMs]) => `${isoSeconds(fromMs)} to ${isoSeconds(toMs)}`).join(', ');
     return `Prometheus: ${warning} (partial answers for ${parts}${whole ? ', the whole window' : ''}: figures may lack data from that part of the window)`;
   });
+}
+
+/**
+ * Runs `ask` over `chunk`; where the engine refuses it for its size (QueryLimitError), over its
+ * two halves instead, each a whole number of `unitMs` (the step, or the bucket), down to one
+ * unit. Sums, counts, maxima, steps and first/last combine exactly across the halves, as across
+ * chunks (./window.ts splitWindow); a unit the engine still refuses ends the audit.
+ */
+export async function withinLimits(chunk: Chunk, unitMs: number, splits: { count: number }, ask: (part: Chunk) => Promise<void>): Promise<void> {
+  try {
+    await ask(chunk);
+  } catch (error) {
+    const units = Math.floor((chunk.endMs - chunk.startMs) / unitMs);
+    if (!(error instanceof QueryLimitError) || units < 2) throw error;
+    splits.count += 1;
+    const middle = chunk.startMs + Math.floor(units / 2) * unitMs;
+    await withinLimits({ startMs: chunk.startMs, endMs: middle }, unitMs, splits, ask);
+    await withinLimits({ startMs: middle, endMs: chunk.endMs }, unitMs, splits, ask);
+  }
 }
 
 /** The start of the bucket a range point stands for: the one whose end lies nearest the point's time (an engine may move points within a step). */

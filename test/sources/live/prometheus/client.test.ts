@@ -12,7 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../../../src/support/errors.js';
 import { prometheusConnection } from '../../../../src/sources/live/prometheus/auth.js';
-import { PrometheusClient, type ClientOptions } from '../../../../src/sources/live/prometheus/client.js';
+import { PrometheusClient, QueryLimitError, type ClientOptions } from '../../../../src/sources/live/prometheus/client.js';
 import { freePort } from '../../../helpers/prometheus-server.js';
 import { localhostCertificate } from '../../../replay/tls.js';
 
@@ -159,10 +159,10 @@ describe('Prometheus client', () => {
   });
 
   it('does not retry a query Prometheus refused, and says why', async () => {
-    const server = await scriptedServer([json(422, { status: 'error', errorType: 'execution', error: 'query processing would load too many samples into memory' })]);
-    const error = await upstreamError(client(server.url).instant('up', 0));
-    expect(error.status).toBe(422);
-    expect(error.message).toBe('Prometheus refused the query (execution): query processing would load too many samples into memory');
+    const server = await scriptedServer([json(400, { status: 'error', errorType: 'bad_data', error: 'invalid parameter "query": 1:5: parse error: unexpected end of input' })]);
+    const error = await upstreamError(client(server.url).instant('up{', 0));
+    expect(error.status).toBe(400);
+    expect(error.message).toBe('Prometheus refused the query (bad_data): invalid parameter "query": 1:5: parse error: unexpected end of input');
     expect(server.seen).toHaveLength(1);
   });
 
@@ -319,6 +319,20 @@ describe('Prometheus client under upstream faults', () => {
     const prometheus = client(server.url);
     expect((await prometheus.instant('up', 0))[0]!.value).toBe(4);
     expect(prometheus.stats.retries).toBe(1);
+  });
+
+  it('names a query the engine refused for its size (samples, timeout), without asking it again', async () => {
+    const server = await scriptedServer([
+      json(422, { status: 'error', errorType: 'execution', error: 'query processing would load too many samples into memory in query execution' }),
+      json(503, { status: 'error', errorType: 'timeout', error: 'query timed out in expression evaluation' }),
+    ]);
+    const prometheus = client(server.url);
+    const samples = await upstreamError(prometheus.instant('a', 0));
+    expect(samples).toBeInstanceOf(QueryLimitError);
+    expect(samples.message).toBe('the engine refused the query for its size: query processing would load too many samples into memory in query execution');
+    expect(await upstreamError(prometheus.instant('b', 0))).toBeInstanceOf(QueryLimitError);
+    // One request each: a refused size is not retried.
+    expect(server.seen).toHaveLength(2);
   });
 
   it('refuses an answer past --prometheus-max-answer-mib as it arrives, without asking again', async () => {

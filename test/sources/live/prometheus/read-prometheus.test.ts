@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { InputError, UpstreamError } from '../../../../src/support/errors.js';
 import type { InstantSample, PartialAnswer, PrometheusClient, RangeSeries } from '../../../../src/sources/live/prometheus/client.js';
-import { bucketOfPoint, collectFromPrometheus, partialWarnings } from '../../../../src/sources/live/prometheus/read-prometheus.js';
+import { bucketOfPoint, collectFromPrometheus, partialWarnings, withinLimits } from '../../../../src/sources/live/prometheus/read-prometheus.js';
+import { QueryLimitError } from '../../../../src/sources/live/prometheus/client.js';
 import { RANGE_RULE_PROBE } from '../../../../src/sources/live/prometheus/queries.js';
 
 const H = 3_600_000;
@@ -239,5 +240,30 @@ describe('bucketOfPoint: which bucket a range point stands for, on any engine', 
   it('takes a point an engine moved within the step (1 ms early, a second late) as the bucket whose end is nearest', () => {
     expect(bucketOfPoint((grid.startMs + grid.bucketMs - 1) / 1000, grid)).toBe(grid.startMs);
     expect(bucketOfPoint((grid.startMs + 2 * grid.bucketMs + 1000) / 1000, grid)).toBe(grid.startMs + grid.bucketMs);
+  });
+});
+
+describe('withinLimits: a query the engine refuses for its size, asked again in halves', () => {
+  const refusal = new QueryLimitError('the engine refused the query for its size: too many samples', { endpoint: 'http://prom:9090/api/v1/query' });
+
+  it('splits on whole steps until each part answers, and counts the splits', async () => {
+    const asked: [number, number][] = [];
+    const splits = { count: 0 };
+    // Refuses anything over 2 steps of 300 s.
+    await withinLimits({ startMs: 0, endMs: 1_500_000 }, 300_000, splits, async (part) => {
+      if (part.endMs - part.startMs > 600_000) throw refusal;
+      asked.push([part.startMs, part.endMs]);
+    });
+    // 5 steps: 2 + 3; the 3 again: 1 + 2.
+    expect(asked).toEqual([[0, 600_000], [600_000, 900_000], [900_000, 1_500_000]]);
+    expect(splits.count).toBe(2);
+  });
+
+  it('gives up on one step, and never splits other failures', async () => {
+    const splits = { count: 0 };
+    await expect(withinLimits({ startMs: 0, endMs: 300_000 }, 300_000, splits, () => Promise.reject(refusal))).rejects.toBe(refusal);
+    const down = new UpstreamError('no answer after 4 attempts: HTTP 503', { endpoint: 'x' });
+    await expect(withinLimits({ startMs: 0, endMs: 3_000_000 }, 300_000, splits, () => Promise.reject(down))).rejects.toBe(down);
+    expect(splits.count).toBe(0);
   });
 });

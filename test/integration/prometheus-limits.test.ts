@@ -1,0 +1,69 @@
+/**
+ * The live audit within an engine's limits: a real Prometheus started with a small
+ * `--query.max-samples` refuses the whole-chunk queries of the demo fleet; gpu-audit asks them
+ * again in halves of their time range until each answers, says so, and reports exactly what a
+ * server at its default limits gives.
+ */
+import path from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../src/cli/io.js';
+import { runCli } from '../../src/cli/program.js';
+import type { Report } from '../../src/model/report.js';
+import { repoRoot } from '../helpers/corpus.js';
+import { INSTALL_HINT, prometheusAvailable, type RunningPrometheus, serveFiles } from '../helpers/prometheus-server.js';
+
+const DEMO = ['train-h100-01', 'infer-h200-01', 'mig-a100-01', 'notebook-a10g-01'].map((host) => path.join(repoRoot, 'fixtures/demo', `${host}.xml.gz`));
+const WINDOW = ['--since', '2026-11-02T00:00:00Z', '--until', '2026-11-03T02:05:00Z', '--step', '5m', '--timezone', 'UTC', '--format', 'json'];
+/** Small enough that whole-window chunk queries (22 devices x 313 steps) are refused, large enough for one series' 313 samples (the quantiles). */
+const MAX_SAMPLES = 400;
+
+async function cli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    stdout: (text) => out.push(text),
+    stderr: (text) => err.push(text),
+    stdoutIsTty: false,
+    stderrIsTty: false,
+    env: { NO_COLOR: '1', GPU_AUDIT_CACHE_DIR: mkdtempSync(path.join(tmpdir(), 'gpu-audit-cache-')) },
+    stdin: Readable.from([]),
+  };
+  const status = await runCli(args, io);
+  return { status, stdout: out.join(''), stderr: err.join('') };
+}
+
+describe('audit --prometheus against a server with a small --query.max-samples', () => {
+  let open: RunningPrometheus;
+  let limited: RunningPrometheus;
+  let fromOpen: Report;
+  let fromLimited: Report;
+  let limitedRun: { status: number; stderr: string };
+
+  beforeAll(async () => {
+    if (!prometheusAvailable()) throw new Error(INSTALL_HINT);
+    [open, limited] = await Promise.all([serveFiles(DEMO), serveFiles(DEMO, [], { flags: [`--query.max-samples=${MAX_SAMPLES}`] })]);
+    const [a, b] = await Promise.all([cli(['audit', '--prometheus', open.url, ...WINDOW]), cli(['audit', '--prometheus', limited.url, ...WINDOW])]);
+    expect(a.status, a.stderr).toBe(0);
+    limitedRun = b;
+    fromOpen = JSON.parse(a.stdout) as Report;
+    fromLimited = JSON.parse(b.stdout) as Report;
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all([open?.stop(), limited?.stop()]);
+  });
+
+  it('succeeds, splitting what the server refused, and says so', () => {
+    expect(limitedRun.status, limitedRun.stderr).toBe(0);
+    expect(fromLimited.sources[0]!.warnings.some((warning) => /^the engine refused \d+ queries for their size: each was asked again in halves/u.test(warning))).toBe(true);
+    expect(fromLimited.sources[0]!.records).toBeGreaterThan(fromOpen.sources[0]!.records);
+  });
+
+  it('gives the figures of the server at its default limits', () => {
+    expect(fromLimited.gpus).toEqual(fromOpen.gpus);
+    expect(fromLimited.plan).toEqual(fromOpen.plan);
+  });
+});
