@@ -13,7 +13,10 @@ import { servingReading } from '../../formats/serving-metrics.js';
 import { SERVING_FAMILIES, servingFamilyOf } from '../../serving/metric-names.js';
 import type { PrometheusClient } from './client.js';
 import { seriesSelector } from './selector.js';
-import { type AuditWindow, promSpan, type RangeRule } from './window.js';
+import { withinLimits } from './read-prometheus.js';
+import { type AuditWindow, type Chunk, promSpan, type RangeRule } from './window.js';
+
+const MINUTE_MS = 60_000;
 
 /** Six hours a chunk: a day of 15-second scrapes of one server's series is some 200,000 samples. */
 export const SERVING_CHUNK_SECONDS = 6 * 3600;
@@ -48,9 +51,9 @@ export async function fetchServing(client: PrometheusClient, options: ServingFet
   const chunkMs = (options.chunkSeconds ?? SERVING_CHUNK_SECONDS) * 1000;
   const warned = new Set<string>();
   // In time order, chunk after chunk: the analysis reads each server's scrapes in order.
-  for (let startMs = window.startMs; startMs < window.endMs; startMs += chunkMs) {
-    const endMs = Math.min(window.endMs, startMs + chunkMs);
-    const series = await client.rawSamples(`${selector}[${promSpan((endMs - startMs) / 1000, options.rule)}]`, endMs, startMs);
+  const splits = { count: 0 };
+  const read = async (part: Chunk): Promise<void> => {
+    const series = await client.rawSamples(`${selector}[${promSpan((part.endMs - part.startMs) / 1000, options.rule)}]`, part.endMs, part.startMs);
     for (const { labels, points } of series) {
       const { __name__: name = '', ...rest } = labels;
       const labelMap = new Map(Object.entries(rest));
@@ -66,6 +69,9 @@ export async function fetchServing(client: PrometheusClient, options: ServingFet
         result.readings += 1;
       }
     }
-  }
+  };
+  // A chunk the engine refuses for its size is read in halves, the earlier first: order holds.
+  for (let startMs = window.startMs; startMs < window.endMs; startMs += chunkMs) await withinLimits({ startMs, endMs: Math.min(window.endMs, startMs + chunkMs) }, MINUTE_MS, splits, read);
+  if (splits.count > 0) result.warnings.push(`the engine refused ${splits.count} inference-server sample queries for their size: each was read again in halves of its time range`);
   return result;
 }
