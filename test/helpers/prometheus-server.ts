@@ -182,6 +182,37 @@ export interface RunningPrometheus {
 
 const READY_TIMEOUT_MS = 60_000;
 
+/**
+ * A test server's process: its stderr's tail kept for messages, killed if the test process
+ * exits, and `stop` (SIGTERM, SIGKILL after 10 s, then its folder removed; safe twice).
+ */
+export function serverProcess(bin: string, args: readonly string[], dir: string): { child: ChildProcess; log: () => string; stop: () => Promise<void> } {
+  let log = '';
+  const child = spawn(bin, [...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr?.on('data', (part: Buffer) => {
+    log = (log + part.toString()).slice(-4000);
+  });
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.on('exit', killOnExit);
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    process.off('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { child, log: () => log, stop };
+}
+
 export interface StartOptions {
   /**
    * Longest block promtool writes. promtool parses the whole input once per block, and blocks
@@ -211,45 +242,22 @@ export async function startPrometheus(openMetricsFile: string, options: StartOpt
   writeFileSync(config, 'global:\n  scrape_interval: 1h\nscrape_configs: []\n');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  let log = '';
-  const child: ChildProcess = spawn(PROMETHEUS_BIN, [
+  const { child, log, stop } = serverProcess(PROMETHEUS_BIN, [
     `--config.file=${config}`,
     `--storage.tsdb.path=${storage}`,
     `--web.listen-address=127.0.0.1:${port}`,
     '--storage.tsdb.retention.time=100y',
     '--log.level=warn',
     ...(options.flags ?? []),
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr?.on('data', (part: Buffer) => {
-    log = (log + part.toString()).slice(-4000);
-  });
-  const killOnExit = (): void => {
-    child.kill('SIGKILL');
-  };
-  process.on('exit', killOnExit);
-
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    process.off('exit', killOnExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
+  ], dir);
 
   const deadline = Date.now() + READY_TIMEOUT_MS;
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}: ${log}`);
+      if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}: ${log()}`);
       const ready = await fetch(`${url}/-/ready`).then((response) => response.ok, () => false);
       if (ready) break;
-      if (Date.now() > deadline) throw new Error(`prometheus not ready within ${READY_TIMEOUT_MS / 1000} s: ${log}`);
+      if (Date.now() > deadline) throw new Error(`prometheus not ready within ${READY_TIMEOUT_MS / 1000} s: ${log()}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   } catch (error) {

@@ -5,11 +5,11 @@
  * then flushed so queries see them. Debian's `victoria-metrics` package brings it
  * (scripts/install-system-deps.sh).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, type RunningPrometheus } from './prometheus-server.js';
+import { freePort, type RunningPrometheus, serverProcess } from './prometheus-server.js';
 
 export const VICTORIA_METRICS_BIN = process.env.GPU_AUDIT_TEST_VICTORIA_METRICS ?? 'victoria-metrics';
 
@@ -33,36 +33,14 @@ export async function serveOnVictoriaMetrics(expositionFiles: readonly string[])
   const dir = mkdtempSync(path.join(tmpdir(), 'gpu-audit-victoria-metrics-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  let log = '';
-  const child: ChildProcess = spawn(VICTORIA_METRICS_BIN, [
+  const { child, log, stop } = serverProcess(VICTORIA_METRICS_BIN, [
     `-storageDataPath=${path.join(dir, 'data')}`,
     `-httpListenAddr=127.0.0.1:${port}`,
     '-retentionPeriod=100y',
     '-loggerLevel=ERROR',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr?.on('data', (part: Buffer) => {
-    log = (log + part.toString()).slice(-4000);
-  });
-  const killOnExit = (): void => {
-    child.kill('SIGKILL');
-  };
-  process.on('exit', killOnExit);
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    process.off('exit', killOnExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
+  ], dir);
   try {
-    await waitFor(async () => child.exitCode === null && (await fetch(`${url}/health`)).ok, 'not ready', () => log);
+    await waitFor(async () => child.exitCode === null && (await fetch(`${url}/health`)).ok, 'not ready', log);
     let firstMs = Infinity;
     let lastMs = -Infinity;
     for (const file of expositionFiles) {
@@ -86,7 +64,7 @@ export async function serveOnVictoriaMetrics(expositionFiles: readonly string[])
       const settled = now > 0 && now === seen;
       seen = now;
       return settled;
-    }, 'imported samples not searchable', () => log);
+    }, 'imported samples not searchable', log);
   } catch (error) {
     await stop();
     throw error;

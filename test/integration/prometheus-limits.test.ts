@@ -5,13 +5,9 @@
  * server at its default limits gives.
  */
 import path from 'node:path';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/io.js';
-import { runCli } from '../../src/cli/program.js';
 import type { Report } from '../../src/model/report.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/corpus.js';
 import { INSTALL_HINT, prometheusAvailable, type RunningPrometheus, serveFiles } from '../helpers/prometheus-server.js';
 
@@ -20,20 +16,7 @@ const WINDOW = ['--since', '2026-11-02T00:00:00Z', '--until', '2026-11-03T02:05:
 /** Small enough that whole-window chunk queries (22 devices x 313 steps) are refused, large enough for one series' 313 samples (the quantiles). */
 const MAX_SAMPLES = 400;
 
-async function cli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (text) => out.push(text),
-    stderr: (text) => err.push(text),
-    stdoutIsTty: false,
-    stderrIsTty: false,
-    env: { NO_COLOR: '1', GPU_AUDIT_CACHE_DIR: mkdtempSync(path.join(tmpdir(), 'gpu-audit-cache-')) },
-    stdin: Readable.from([]),
-  };
-  const status = await runCli(args, io);
-  return { status, stdout: out.join(''), stderr: err.join('') };
-}
+const cli = runCliInProcess;
 
 describe('audit --prometheus against a server with a small --query.max-samples', () => {
   let open: RunningPrometheus;

@@ -8,11 +8,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/io.js';
-import { runCli } from '../../src/cli/program.js';
 import type { Report } from '../../src/model/report.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/corpus.js';
 import { INSTALL_HINT, prometheusAvailable, type RunningPrometheus, serveFiles } from '../helpers/prometheus-server.js';
 import { serveOnVictoriaMetrics, VICTORIA_METRICS_HINT, victoriaMetricsAvailable } from '../helpers/victoria-metrics-server.js';
@@ -45,20 +43,7 @@ function vllmSeries(): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function cli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (text) => out.push(text),
-    stderr: (text) => err.push(text),
-    stdoutIsTty: false,
-    stderrIsTty: false,
-    env: { NO_COLOR: '1', GPU_AUDIT_CACHE_DIR: mkdtempSync(path.join(tmpdir(), 'gpu-audit-cache-')) },
-    stdin: Readable.from([]),
-  };
-  const status = await runCli(args, io);
-  return { status, stdout: out.join(''), stderr: err.join('') };
-}
+const cli = runCliInProcess;
 
 describe('audit --prometheus against VictoriaMetrics at its default limits', () => {
   let dir: string;
