@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import { InputError } from '../support/index.js';
+import { outputFiles } from './output-targets.js';
 
 const PROMETHEUS_ONLY = [
   'since', 'until', 'step', 'selector', 'prometheusTimeout', 'prometheusMaxAnswerMib', 'prometheusConcurrency', 'prometheusClusterLabel', 'prometheusHeader',
@@ -29,8 +30,7 @@ export function formatFlagCount(argv: readonly string[]): number {
 
 /** No -o (or `-o -`): the output goes to stdout. */
 function toStdout(output: unknown): boolean {
-  const files = Array.isArray(output) ? (output as unknown[]) : [output];
-  return files.every((file) => file === undefined || file === '-');
+  return outputFiles(output).every((file) => file === undefined || file === '-');
 }
 
 export function refuseMisleadingFlags(command: Command, argv: readonly string[], stdoutIsTty: boolean): void {

@@ -15,6 +15,11 @@ export interface OutputTarget {
   file: string | undefined;
 }
 
+/** commander's `-o` as typed: undefined, one string, or (repeatable) a list. */
+export function outputFiles(output: unknown): unknown[] {
+  return Array.isArray(output) ? (output as unknown[]) : [output];
+}
+
 export function outputTargets(options: { format: OutputFormat; output?: readonly string[] }, formatTyped: boolean): OutputTarget[] {
   const files = options.output ?? [];
   if (files.length === 0) return [{ format: options.format, file: undefined }];

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { outputFiles } from './output-targets.js';
 import { refuseMisleadingFlags } from './flag-checks.js';
 import { InputError, UpstreamError } from '../support/index.js';
 import { toolInfo } from '../support/index.js';
@@ -43,9 +44,7 @@ Exit codes: 0 ok, 1 threshold breached (check), 2 usage or input error, 3 upstre
   // Before any command with -o runs: what a writer killed by SIGKILL left beside the target goes.
   program.hook('preAction', async (root, command) => {
     refuseMisleadingFlags(command, rawArgsOf(root), io.stdoutIsTty);
-    const output: unknown = command.opts().output;
-    const outputs = Array.isArray(output) ? (output as unknown[]) : [output];
-    for (const file of outputs) if (typeof file === 'string' && file !== '-' && command.name() !== 'collect') await sweepStaleTemporaries(file, processStartMs());
+    for (const file of outputFiles(command.opts().output)) if (typeof file === 'string' && file !== '-' && command.name() !== 'collect') await sweepStaleTemporaries(file, processStartMs());
   });
   return program;
 }

@@ -14,7 +14,7 @@
 import { createReadStream } from 'node:fs';
 import { InputError } from '../support/index.js';
 import type { GpuEntry, Report } from './report.js';
-import { JsonElementSplitter, JsonSplitError, jsonEndLocation, pieceSyntaxError } from '../support/index.js';
+import { JsonElementSplitter, JsonSplitError, jsonEndLocation, pieceSyntaxError, positionText } from '../support/index.js';
 import { parseGpuEntryJson, parseReportJson, readReportFile, unreadableReport, jsonPath, reportPrefix, type GpusReadApart } from './report-reader.js';
 
 const READ_CHUNK_BYTES = 1024 * 1024;
@@ -83,7 +83,7 @@ export async function readReportStreamed(file: string, keep: (gpu: GpuEntry) => 
   } catch (error) {
     stream.destroy();
     if (error instanceof InputError) throw error;
-    if (error instanceof JsonSplitError) throw notJson(error, file, `line ${error.position.line} column ${error.position.column}`);
+    if (error instanceof JsonSplitError) throw notJson(error, file, positionText(error.position));
     // JSON.parse saw the document without its GPU entries, whose offsets are not the file's; its end is.
     if (error instanceof SyntaxError) throw notJson(error, file, jsonEndLocation(error));
     throw unreadableReport(error, file);

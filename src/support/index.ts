@@ -1,6 +1,6 @@
 export { describeFailure, removeLeftoverTempFiles, sweepStaleTemporaries, writeFileAtomic } from './atomic-write.js';
 export { InputError, maskUrlCredentials, UpstreamError } from './errors.js';
-export { JsonElementSplitter, JsonSplitError, jsonEndLocation, jsonSyntaxLocation, pieceSyntaxError, positionAfter } from './json-element-splitter.js';
+export { JsonElementSplitter, JsonSplitError, jsonEndLocation, jsonSyntaxLocation, pieceSyntaxError, positionAfter, positionText } from './json-element-splitter.js';
 export type { JsonPosition } from './json-element-splitter.js';
 export { loadOptionalModules } from './optional-module.js';
 export { packageRoot } from './package-root.js';

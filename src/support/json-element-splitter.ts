@@ -97,8 +97,12 @@ export function jsonSyntaxLocation(error: unknown, text: string): string | undef
   const position = /at position (\d+)/u.exec(message)?.[1];
   const offset = position !== undefined ? Number(position) : CUT_SHORT.test(message) ? text.length : undefined;
   if (offset === undefined) return undefined;
-  const { line, column } = positionAfter({ line: 1, column: 1 }, text, Math.min(offset, text.length));
-  return `line ${line}, column ${column}`;
+  return positionText(positionAfter({ line: 1, column: 1 }, text, Math.min(offset, text.length)));
+}
+
+/** `line 3, column 7`: how every JSON reader names a place in its input. */
+export function positionText(position: JsonPosition): string {
+  return `line ${position.line}, column ${position.column}`;
 }
 
 /** A bracket that closes what is not open: a syntax error the splitter finds itself, with where. */

@@ -144,7 +144,7 @@ describe('gpu-audit audit --k8s', () => {
     writeFileSync(file, '{\n  "kind": "List"\n  "items": []\n}\n');
     const run = audit(['--k8s', file]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain(`${file}: line 3 column 3: not JSON`);
+    expect(run.stderr).toContain(`${file}: line 3, column 3: not JSON`);
   });
 });
 

@@ -42,7 +42,7 @@ import { DcgmDevices } from '../dcgm/devices.js';
 import { emptyReadings, mergeDeviceLabels, recordSeries, sendReadings } from '../dcgm/scrape.js';
 import type { DeviceReadings } from '../dcgm/scrape.js';
 import { readDcgmValue } from '../dcgm/values.js';
-import { JsonElementSplitter, JsonSplitError, jsonEndLocation, pieceSyntaxError } from '../../support/index.js';
+import { JsonElementSplitter, JsonSplitError, jsonEndLocation, pieceSyntaxError, positionText } from '../../support/index.js';
 import { WarningLimiter } from '../lexers/text/warnings.js';
 import type { Warn } from '../lexers/text/warnings.js';
 
@@ -132,7 +132,7 @@ async function readDocument(chunks: AsyncIterable<string>, file: string, reader:
     // JSON.parse's, and the splitter's (JsonSplitError); anything else is not the document's.
     if (!(error instanceof SyntaxError)) throw error;
     // The splitter knows where in the document; JSON.parse saw the envelope only, whose offsets are not the document's, but its end is.
-    const location = error instanceof JsonSplitError ? `line ${error.position.line}, column ${error.position.column}`
+    const location = error instanceof JsonSplitError ? positionText(error.position)
       : jsonEndLocation(error);
     throw new InputError(`not valid JSON: ${pieceSyntaxError(error)}`, { file, location, cause: error });
   }

@@ -111,7 +111,7 @@ process.stdout.write('], "kind": "List"}');`);
     const error = await caught(readKubernetesFromKubectl({ executable, timeoutMs: 30_000 }));
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).message).toMatch(/^not JSON/);
-    expect((error as InputError).location).toBe('line 1 column 1');
+    expect((error as InputError).location).toBe('line 1, column 1');
   });
 
   it('refuses an answer that is not JSON from a kubectl that says it succeeded', async () => {

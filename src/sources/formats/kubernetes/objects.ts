@@ -12,7 +12,7 @@
  * into the few facts analysis needs and let go; the envelope (kind, metadata) is parsed at the end.
  */
 import { InputError } from '../../../support/index.js';
-import { JsonElementSplitter, type JsonPosition, JsonSplitError, pieceSyntaxError, positionAfter } from '../../../support/index.js';
+import { JsonElementSplitter, type JsonPosition, JsonSplitError, pieceSyntaxError, positionAfter, positionText } from '../../../support/index.js';
 import { asObject, type JsonObject, stringAt } from './json-fields.js';
 import { readNode } from './nodes.js';
 import { readPod } from './pods.js';
@@ -32,7 +32,7 @@ function notJson(error: unknown, ref: string, location: string | undefined): Inp
 }
 
 function lineAndColumn(position: JsonPosition | undefined): string | undefined {
-  return position === undefined ? undefined : `line ${position.line} column ${position.column}`;
+  return position === undefined ? undefined : positionText(position);
 }
 
 /** The offset a JSON.parse error names, if it names one. */

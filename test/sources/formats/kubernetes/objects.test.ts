@@ -200,7 +200,7 @@ describe('inputs that are not Kubernetes objects', () => {
     })();
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).file).toBe('pods.json');
-    expect((error as InputError).location).toBe('line 3 column 3');
+    expect((error as InputError).location).toBe('line 3, column 3');
     expect((error as InputError).message).not.toContain('\n');
   });
 
@@ -272,7 +272,7 @@ describe('a list read as it streams in, one item at a time', () => {
 
   it('names the line and column, in the document, of a syntax error inside an item', () => {
     // The second item lacks the comma after "Pod": the parser stops at the quote of "metadata",
-    // line 5 column 20.
+    // line 5, column 20.
     const text = [
       '{',
       '  "kind": "List",',
@@ -284,7 +284,7 @@ describe('a list read as it streams in, one item at a time', () => {
     ].join('\n');
     for (const cuts of [[], [60], [70, 71, 72]]) {
       const error = inputErrorOf(() => readInPieces(text, cuts));
-      expect(error?.location, `cuts ${cuts.join(',')}`).toBe('line 5 column 20');
+      expect(error?.location, `cuts ${cuts.join(',')}`).toBe('line 5, column 20');
       // V8's own offset is in the item it parsed: left out, the location says where it is.
       expect(error?.message).toBe(`not JSON (expected the output of kubectl get pods,nodes -A -o json): Expected ',' or '}' after property value`);
     }
@@ -292,19 +292,19 @@ describe('a list read as it streams in, one item at a time', () => {
 
   it('names the item and where it starts when the parser gives no offset', () => {
     const text = '{"kind": "List", "items": [\n  {"kind": "Pod"},\n  {"kind": Pod}\n]}';
-    expect(inputErrorOf(() => readInPieces(text, []))?.location).toBe('items[1] from line 3 column 3');
+    expect(inputErrorOf(() => readInPieces(text, []))?.location).toBe('items[1] from line 3, column 3');
   });
 
   it('names the line and column of a syntax error after the items', () => {
-    // No comma after the items' closing bracket: the parser stops at the quote of "kind", line 5 column 3.
+    // No comma after the items' closing bracket: the parser stops at the quote of "kind", line 5, column 3.
     const text = '{\n  "items": [\n    {"kind": "Pod", "metadata": {"name": "a"}}\n  ]\n  "kind": "List"\n}';
-    expect(inputErrorOf(() => readInPieces(text, [30]))?.location).toBe('line 5 column 3');
+    expect(inputErrorOf(() => readInPieces(text, [30]))?.location).toBe('line 5, column 3');
   });
 
   it('refuses a document that does not open with { at its first character, before reading on', () => {
     const reader = new KubernetesObjectReader('pods.yaml');
     const error = inputErrorOf(() => reader.write('\napiVersion: v1\n'));
-    expect(error?.location).toBe('line 2 column 1');
+    expect(error?.location).toBe('line 2, column 1');
     expect(error?.message).toMatch(/^not JSON/);
     expect(inputErrorOf(() => new KubernetesObjectReader('pods.json').write(' [{"kind": "Pod"}]'))?.message).toMatch(/^not a Kubernetes object/);
   });
