@@ -42,9 +42,6 @@ export interface MeasuredServing {
   /** The pool's p95 at the capacity load. */
   p95AtCapacityMs: number | null;
   note: string;
-  /** Queue gauge figures of the servers, where read: the most per server, over the window. */
-  waitingMaxPerServer: number | null;
-  servers: number;
   /** The servers' kind, namespace and model, for default autoscaler queries. */
   server: ServingServer;
   namespace: string | null;

@@ -17,7 +17,6 @@ function measuredServing(workload: WorkloadEntry, servers: readonly ServingEntry
   if (pool === undefined || pool.peakRequestsPerSecond === null) return null;
   const own = servers.filter((entry) => entry.workload === workload.name);
   const first = own[0];
-  const waiting = own.map((entry) => entry.waiting?.max).filter((value): value is number => value !== undefined);
   return {
     peakPerSecond: pool.peakRequestsPerSecond,
     capacityPerGpu: pool.capacity?.requestsPerSecondPerGpu ?? null,
@@ -25,8 +24,6 @@ function measuredServing(workload: WorkloadEntry, servers: readonly ServingEntry
     capacityConfidence: pool.capacity?.confidence ?? null,
     p95AtCapacityMs: pool.capacity?.p95Ms ?? null,
     note: pool.capacityNote,
-    waitingMaxPerServer: waiting.length === 0 ? null : Math.max(...waiting),
-    servers: pool.servers,
     server: first?.server ?? 'vllm',
     namespace: first?.namespace ?? null,
     model: first?.model ?? null,
