@@ -113,6 +113,8 @@ interface ReadProfile {
   sources: SourceSummary[];
   failures: InputError[];
   transfer?: TransferStats;
+  /** From the live source's kube-state-metrics series, where there were any. */
+  kubernetes?: KubernetesSourceRead;
 }
 
 export async function runAudit(options: AuditOptions): Promise<AuditResult> {
@@ -131,7 +133,9 @@ export async function runAudit(options: AuditOptions): Promise<AuditResult> {
   ];
   try {
     const read = options.prometheus === undefined ? await readFileInputs(options) : await readLive(options, options.prometheus);
-    return await finishAudit(read, options, await kubernetes());
+    const given = await kubernetes();
+    // kube-state-metrics in the same Prometheus stands in for --k8s/--kubectl, never beside them.
+    return await finishAudit(read, options, given.length === 0 && read.kubernetes !== undefined ? [read.kubernetes] : given);
   } catch (error) {
     stop.abort();
     throw error;
@@ -179,6 +183,7 @@ async function readLive(options: AuditOptions, prometheus: NonNullable<AuditOpti
     sources: [read.summary],
     failures: [],
     transfer: read.stats,
+    ...(read.kubernetes === undefined ? {} : { kubernetes: read.kubernetes }),
   };
 }
 

@@ -3,8 +3,9 @@
  * in PromQL (./queries.ts), so what is fetched grows with GPUs, not with samples; the result is
  * per-device aggregates for analysis/aggregates.ts rather than samples.
  */
-import type { ServingSample, SourceSummary } from '../../../model/index.js';
+import type { KubernetesSourceRead, ServingSample, SourceSummary } from '../../../model/index.js';
 import { fetchServing } from './serving.js';
+import { fetchKubeStateMetrics } from './kube-state-metrics.js';
 import { prometheusConnection, type PrometheusConnectionFlags } from './auth.js';
 import { type ClientOptions, PrometheusClient, type TransferStats } from './client.js';
 import { type CollectedDevice, type Collection, collectFromPrometheus } from './read-prometheus.js';
@@ -63,6 +64,8 @@ export interface PrometheusSourceResult {
   cpu: Collection['cpu'];
   /** Whether the server's ranges include their start (2.x) or not (3.x), as probed. */
   rangeRule: Collection['rangeRule'];
+  /** Pods and nodes from kube-state-metrics series, where the server holds them (./kube-state-metrics.ts). */
+  kubernetes?: KubernetesSourceRead;
 }
 
 /** Validates every option before the first request, then collects. */
@@ -98,6 +101,9 @@ export async function readPrometheus(options: PrometheusSourceOptions): Promise<
       planned = queries;
     },
   });
+  // kube-state-metrics: the cluster's matcher only (--selector names GPU series' labels).
+  const clusterOnly = options.clusterLabel === undefined ? [] : [clusterMatcher(options.clusterLabel)];
+  const kubernetes = await fetchKubeStateMetrics(client, window, collection.rangeRule, clusterOnly);
   const serving = options.onServing === undefined
     ? undefined
     : await fetchServing(client, { window, matchers, rule: collection.rangeRule, defaultHost: connection.baseUrl.host, onReading: options.onServing });
@@ -109,5 +115,6 @@ export async function readPrometheus(options: PrometheusSourceOptions): Promise<
     cpu: collection.cpu,
     rangeRule: collection.rangeRule,
     summary: { ref: connection.displayUrl, format: 'prometheus', records: client.stats.queries, warnings: [...collection.warnings, ...(serving?.warnings ?? [])] },
+    ...(kubernetes === undefined ? {} : { kubernetes: { ...kubernetes, ref: `${connection.displayUrl} (kube-state-metrics)` } }),
   };
 }

@@ -118,7 +118,7 @@ describe.skipIf(!prometheusAvailable())('PCIe traffic from a live Prometheus', (
     // (18 + 6) / (6 + 6) = 2, max 13.
     expect(inChunks.gpus.map((entry) => [entry.pcieRxMiBps, entry.pcieTxMiBps])).toEqual(fromPrometheus.gpus.map((entry) => [entry.pcieRxMiBps, entry.pcieTxMiBps]));
     // Two chunk queries more (GPU_UTIL's and the device query), none for PCIe.
-    expect(inChunks.sources[0]!.records).toBe(13);
+    expect(inChunks.sources[0]!.records).toBe(14);
   });
 
   it('agrees with the file audit of the same exposition on means and maxima', () => {
@@ -143,8 +143,8 @@ describe.skipIf(!prometheusAvailable())('PCIe traffic from a live Prometheus', (
     // Discovery, range-rule probe; for the one chunk GPU_UTIL's aggregates and the device query;
     // GPU_UTIL's p50 and p95, the hourly and the timeline compute, node_exporter (no pods, so no
     // cAdvisor query): 9 without PCIe. The PCIe p95 of both directions is the 10th; the
-    // inference-server names (none here, so no sample query) the 11th.
-    expect(fromPrometheus.sources[0]!.records).toBe(11);
+    // kube-state-metrics and inference-server names (none here, so nothing more) the 11th and 12th.
+    expect(fromPrometheus.sources[0]!.records).toBe(12);
     expect(fromFile.sources[0]!.warnings).toEqual([]);
   });
 });
