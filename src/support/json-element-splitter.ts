@@ -22,6 +22,7 @@
  * (`positionInEnvelope`): three numbers per element, never the document's text.
  */
 
+import { jsonErrorOffset } from './json-error-offset.js';
 import { detached } from './text/detached.js';
 import { toDisplayText } from './text/sanitize.js';
 
@@ -89,13 +90,14 @@ export function jsonEndLocation(error: unknown): string | undefined {
 
 /**
  * Where JSON.parse stopped in `text` (a whole document), as `line L, column C` (both from 1):
- * from the offset V8 names ("at position N"), or the end of the text for "Unexpected end of
- * JSON input"; undefined when the message names no place.
+ * from the offset V8 names ("at position N"), the end of the text for "Unexpected end of JSON
+ * input", else where ./json-error-offset.ts finds the text stops being JSON.
  */
 export function jsonSyntaxLocation(error: unknown, text: string): string | undefined {
   const message = String((error as Error | undefined)?.message ?? '');
   const position = /at position (\d+)/u.exec(message)?.[1];
-  const offset = position !== undefined ? Number(position) : CUT_SHORT.test(message) ? text.length : undefined;
+  // Where V8 names no place (Node 20: "Unexpected token '}', ... is not valid JSON"), a scan of the text finds it.
+  const offset = position !== undefined ? Number(position) : CUT_SHORT.test(message) ? text.length : jsonErrorOffset(text);
   if (offset === undefined) return undefined;
   return positionText(positionAfter({ line: 1, column: 1 }, text, Math.min(offset, text.length)));
 }

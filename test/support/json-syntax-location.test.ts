@@ -26,7 +26,10 @@ describe('jsonSyntaxLocation', () => {
     expect(jsonSyntaxLocation(syntaxError(text), text)).toBe('line 3, column 3');
   });
 
-  it('names no place when the message has none (Node 20 gives none for an unexpected token)', () => {
+  it('finds the place itself where the message names none (Node 20 gives none for an unexpected token)', () => {
+    const text = '{\n  "gpus": [\n    {"id": "GPU-1",}\n  ]\n}';
+    // The comma before } is fine; the } after it is where a key was expected: line 3, column 20.
+    expect(jsonSyntaxLocation(new SyntaxError('Unexpected token \'}\', ... is not valid JSON'), text)).toBe('line 3, column 20');
     expect(jsonSyntaxLocation(new SyntaxError('something else'), '{}')).toBeUndefined();
   });
 });
