@@ -11,7 +11,7 @@ import { type ClientOptions, PrometheusClient, type TransferStats } from './clie
 import { type CollectedDevice, type Collection, collectFromPrometheus } from './read-prometheus.js';
 import { clusterMatcher, parseSelector } from './selector.js';
 import { sigV4Signer } from './sigv4.js';
-import { InputError } from '../../../support/index.js';
+import { InputError, UpstreamError } from '../../../support/index.js';
 import { resolveWindow, type AuditWindow } from './window.js';
 
 export type { CollectedDevice, CollectedPod } from './read-prometheus.js';
@@ -103,7 +103,13 @@ export async function readPrometheus(options: PrometheusSourceOptions): Promise<
   });
   // kube-state-metrics: the cluster's matcher only (--selector names GPU series' labels).
   const clusterOnly = options.clusterLabel === undefined ? [] : [clusterMatcher(options.clusterLabel)];
-  const kubernetes = await fetchKubeStateMetrics(client, window, collection.rangeRule, clusterOnly);
+  // An enrichment, never a reason to fail: a refused or failed kube-state-metrics read is a warning.
+  const kubernetesWarnings: string[] = [];
+  const kubernetes = await fetchKubeStateMetrics(client, window, collection.rangeRule, clusterOnly).catch((error: unknown) => {
+    if (!(error instanceof UpstreamError)) throw error;
+    kubernetesWarnings.push(`kube-state-metrics series not read (${error.message}): pods and nodes need --k8s or --kubectl`);
+    return undefined;
+  });
   const serving = options.onServing === undefined
     ? undefined
     : await fetchServing(client, { window, matchers, rule: collection.rangeRule, defaultHost: connection.baseUrl.host, onReading: options.onServing });
@@ -114,7 +120,7 @@ export async function readPrometheus(options: PrometheusSourceOptions): Promise<
     stats: { ...client.stats },
     cpu: collection.cpu,
     rangeRule: collection.rangeRule,
-    summary: { ref: connection.displayUrl, format: 'prometheus', records: client.stats.queries, warnings: [...collection.warnings, ...(serving?.warnings ?? [])] },
+    summary: { ref: connection.displayUrl, format: 'prometheus', records: client.stats.queries, warnings: [...collection.warnings, ...kubernetesWarnings, ...(serving?.warnings ?? [])] },
     ...(kubernetes === undefined ? {} : { kubernetes: { ...kubernetes, ref: `${connection.displayUrl} (kube-state-metrics)` } }),
   };
 }
