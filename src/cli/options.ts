@@ -7,7 +7,7 @@ import { TABLE_COLUMNS } from './io.js';
 import { OUTPUT_FORMATS, usualExtensions } from '../render/index.js';
 import { DEFAULT_IDLE_THRESHOLD_PCT, PRICING_MODELS, PROVIDERS } from '../model/index.js';
 import { isValidTimeZone, localTimeZone } from '../sources/index.js';
-import { parseDurationSeconds } from '../sources/index.js';
+import { DEFAULT_QUERY_BUDGETS, parseDurationSeconds } from '../sources/index.js';
 
 
 // Declared once, in the config schema, so gpu-audit.yaml and the flags accept the same values.
@@ -102,6 +102,8 @@ export function addPrometheusOptions(command: Command): Command {
     .addOption(new Option('--selector <matchers>', 'label matchers added to every query, e.g. \'{namespace="ml"}\''))
     .addOption(new Option('--prometheus-timeout <seconds>', 'deadline of each request, seconds').argParser(positiveInteger).default(120))
     .addOption(new Option('--prometheus-concurrency <n>', 'requests in flight at once').argParser(positiveInteger).default(4))
+    .addOption(new Option('--prometheus-max-query-points <n>', 'most subquery points (series x steps) one query may evaluate: the query planner cuts the work to fit').argParser(positiveInteger).default(DEFAULT_QUERY_BUDGETS.points))
+    .addOption(new Option('--prometheus-max-query-samples <n>', 'most stored samples one query may read: the query planner cuts the work to fit').argParser(positiveInteger).default(DEFAULT_QUERY_BUDGETS.samples))
     .addOption(new Option('--prometheus-max-answer-mib <mib>', 'largest answer read, MiB: a larger one ends the audit with advice').argParser(positiveInteger).default(256))
     .addOption(new Option('--prometheus-cluster-label <name>', 'one cluster of a multi-cluster Thanos or Mimir: NAME (matched on the label cluster) or LABEL=VALUE'))
     .addOption(new Option('--prometheus-header <header>', '\'Name: value\' sent with every request, e.g. X-Scope-OrgID for Mimir; repeatable (secrets: GPU_AUDIT_PROMETHEUS_HEADERS)').argParser(collectFiles))

@@ -12,7 +12,7 @@ export { isValidTimeZone, localTimeZone } from './lexers/timestamps.js';
 export { bundleTimeZone, readBundleManifest } from './bundle.js';
 export { mergeInventories, readKubernetesInputs } from './kubernetes.js';
 export type { ContainerInfo, KubectlOptions, KubernetesInventory, KubernetesSourceRead, NodeInfo, PodInfo } from './kubernetes.js';
-export { parseDurationSeconds, readPrometheus } from './live/prometheus/index.js';
+export { DEFAULT_QUERY_BUDGETS, parseDurationSeconds, readPrometheus } from './live/prometheus/index.js';
 export type { PrometheusSourceOptions, TransferStats } from './live/prometheus/index.js';
 export { PARSE_WORKER_MIN_BYTES, blockWorkerCount, parseBlockBytesOf, parseWorkerModeOf, parsesInWorker, readTail } from './parallel/policy.js';
 export type { ParseWorkerMode } from './parallel/policy.js';

@@ -24,6 +24,9 @@ describe('audit --prometheus against a server with a small --query.max-samples',
   let fromOpen: Report;
   let fromLimited: Report;
   let limitedRun: { status: number; stderr: string };
+  /** The open server, with budgets that cut the work by series (samples) and by time (points). */
+  let sharded: Report;
+  let shortChunks: Report;
 
   beforeAll(async () => {
     if (!prometheusAvailable()) throw new Error(INSTALL_HINT);
@@ -33,6 +36,14 @@ describe('audit --prometheus against a server with a small --query.max-samples',
     limitedRun = b;
     fromOpen = JSON.parse(a.stdout) as Report;
     fromLimited = JSON.parse(b.stdout) as Report;
+    const [c, d] = await Promise.all([
+      cli(['audit', '--prometheus', open.url, ...WINDOW, '--prometheus-max-query-samples', '3000']),
+      cli(['audit', '--prometheus', open.url, ...WINDOW, '--prometheus-max-query-points', '20000']),
+    ]);
+    expect(c.status, c.stderr).toBe(0);
+    expect(d.status, d.stderr).toBe(0);
+    sharded = JSON.parse(c.stdout) as Report;
+    shortChunks = JSON.parse(d.stdout) as Report;
   }, 240_000);
 
   afterAll(async () => {
@@ -48,5 +59,22 @@ describe('audit --prometheus against a server with a small --query.max-samples',
   it('gives the figures of the server at its default limits', () => {
     expect(fromLimited.gpus).toEqual(fromOpen.gpus);
     expect(fromLimited.plan).toEqual(fromOpen.plan);
+  });
+
+  describe('the query planner', () => {
+    it('cuts the fleet into UUID shards to fit a sample budget, and the figures are unchanged', () => {
+      // 26 hours of a sample every 5 minutes is 313 samples per series: a budget of 3,000 holds
+      // the whole-window quantiles of a few GPUs at a time.
+      expect(sharded.sources[0]!.records).toBeGreaterThan(fromOpen.sources[0]!.records * 3);
+      expect(sharded.sources[0]!.warnings).toEqual(fromOpen.sources[0]!.warnings);
+      expect(sharded.gpus).toEqual(fromOpen.gpus);
+      expect(sharded.plan).toEqual(fromOpen.plan);
+    });
+
+    it('cuts the window into shorter chunks to fit a subquery budget, and the figures are unchanged', () => {
+      expect(shortChunks.sources[0]!.records).toBeGreaterThan(fromOpen.sources[0]!.records);
+      expect(shortChunks.gpus).toEqual(fromOpen.gpus);
+      expect(shortChunks.plan).toEqual(fromOpen.plan);
+    });
   });
 });

@@ -47,6 +47,8 @@ export interface AuditCommandOptions {
   selector?: string;
   prometheusTimeout?: number;
   prometheusMaxAnswerMib?: number;
+  prometheusMaxQueryPoints?: number;
+  prometheusMaxQuerySamples?: number;
   prometheusConcurrency?: number;
   prometheusClusterLabel?: string;
   prometheusHeader?: string[];
@@ -164,6 +166,10 @@ export async function buildAuditOptions(
       ...(options.prometheusTimeout === undefined ? {} : { timeoutMs: options.prometheusTimeout * 1000 }),
       ...(options.prometheusMaxAnswerMib === undefined ? {} : { maxAnswerBytes: options.prometheusMaxAnswerMib * 1024 * 1024 }),
       ...(options.prometheusConcurrency === undefined ? {} : { concurrency: options.prometheusConcurrency }),
+      budgets: {
+        ...(options.prometheusMaxQueryPoints === undefined ? {} : { points: options.prometheusMaxQueryPoints }),
+        ...(options.prometheusMaxQuerySamples === undefined ? {} : { samples: options.prometheusMaxQuerySamples }),
+      },
       ...(options.prometheusClusterLabel === undefined ? {} : { clusterLabel: options.prometheusClusterLabel }),
       ...(options.prometheusSigv4 === undefined ? {} : { sigv4Region: options.prometheusSigv4 }),
       connection: {

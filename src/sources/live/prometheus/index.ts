@@ -9,6 +9,7 @@ import { fetchKubeStateMetrics } from './kube-state-metrics.js';
 import { prometheusConnection, type PrometheusConnectionFlags } from './auth.js';
 import { type ClientOptions, PrometheusClient, type TransferStats } from './client.js';
 import { type CollectedDevice, type Collection, collectFromPrometheus } from './read-prometheus.js';
+import { DEFAULT_QUERY_BUDGETS, type QueryBudgets } from './query-plan.js';
 import { clusterMatcher, parseSelector } from './selector.js';
 import { sigV4Signer } from './sigv4.js';
 import { InputError, UpstreamError } from '../../../support/index.js';
@@ -21,6 +22,7 @@ export type { TransferStats } from './client.js';
 export { PROMETHEUS_ENV } from './auth.js';
 export type { PrometheusConnectionFlags } from './auth.js';
 export { parseSelector } from './selector.js';
+export { DEFAULT_QUERY_BUDGETS } from './query-plan.js';
 export { parseDurationSeconds, resolveWindow, DEFAULT_STEP_SECONDS } from './window.js';
 
 export interface PrometheusSourceOptions {
@@ -42,6 +44,8 @@ export interface PrometheusSourceOptions {
   /** --prometheus-max-answer-mib, in bytes. */
   maxAnswerBytes?: number;
   concurrency?: number;
+  /** --prometheus-max-query-points / -samples: what one query may cost (./query-plan.ts); defaults where absent. */
+  budgets?: Partial<QueryBudgets>;
   /** Test hooks and tuning (backoff, chunk sizes). */
   client?: Partial<ClientOptions>;
   chunkSeconds?: number;
@@ -95,6 +99,7 @@ export async function readPrometheus(options: PrometheusSourceOptions): Promise<
     matchers,
     idleThresholdPct: options.idleThresholdPct,
     defaultHost: connection.baseUrl.host,
+    budgets: { ...DEFAULT_QUERY_BUDGETS, ...options.budgets },
     ...(options.chunkSeconds === undefined ? {} : { chunkSeconds: options.chunkSeconds }),
     ...(options.rangeChunkSeconds === undefined ? {} : { rangeChunkSeconds: options.rangeChunkSeconds }),
     onPlan: (queries) => {

@@ -20,6 +20,7 @@
 import { idleInPromQl } from '../../../model/index.js';
 import { DEVICE_LABELS, POD_LABELS } from './metrics.js';
 import { promDuration, promSpan, type RangeRule } from './window.js';
+import { SHARD_DIGIT_LABEL, SHARD_LABEL } from './query-plan.js';
 
 /** The label that tags each aggregate inside a combined answer. */
 export const AGGREGATE_LABEL = 'gpu_audit';
@@ -42,6 +43,21 @@ export function rangeRuleOf(steps: number): RangeRule | undefined {
   if (steps === 2) return 'left-open';
   return undefined;
 }
+/**
+ * The query planner's first look at the fleet (./query-plan.ts): series per metric name and
+ * first hex digit of the UUID, as a range query of a few points over the window. An instant
+ * selector reads one sample per series and point, so this stays cheap at any fleet size.
+ */
+export function seriesEstimateQuery(anySelector: string): string {
+  return `count by (__name__, ${SHARD_DIGIT_LABEL}) (label_replace(${anySelector}, "${SHARD_DIGIT_LABEL}", "$1", "${SHARD_LABEL}", "GPU-([0-9a-fA-F]).*"))`;
+}
+
+/** Samples per series in the 10 minutes before the evaluation time, averaged over the series: the scrape rate. */
+export const SAMPLE_RATE_WINDOW_SECONDS = 600;
+export function sampleRateQuery(selector: string): string {
+  return `avg(count_over_time(${selector}[${promDuration(SAMPLE_RATE_WINDOW_SECONDS)}]))`;
+}
+
 /**
  * How far back a bucket without a sample looks for one to hold: twice Prometheus' default
  * lookback, so that scrapes up to 10 minutes apart (the demo's are 300-301 s, just over 5

@@ -21,16 +21,17 @@ import { InputError, UpstreamError } from '../../../support/index.js';
 import { MS_PER_HOUR, type DeviceAggregates } from '../../../model/index.js';
 import { TARGET_POD_LABELS_WARNING, readSeriesLabels, type PodLabels } from '../../dcgm/labels.js';
 import type { ReadingKey } from '../../dcgm/fields.js';
-import { QueryLimitError, type Labels, type PartialAnswer, type PrometheusClient } from './client.js';
+import { QueryLimitError, type Labels, type PartialAnswer, type PrometheusClient, type RangeSeries } from './client.js';
 import { fetchContainerCpu, fetchHostCpu, type PrometheusContainerCpu, type PrometheusHostCpu } from './cpu.js';
 import {
   DEVICE_LABELS, FRAMEBUFFER_PART_READINGS, FRAMEBUFFER_TOTAL_READING, KIB_PER_MIB, type MetricName, metricNamesOf,
   POD_NAME_LABELS, PUSH_DOWN_METRICS, PUSH_DOWN_PCIE, type PushDownMetric, type PushDownSignal, allMetricNames,
 } from './metrics.js';
 import {
-  AGGREGATE_LABEL, RANGE_RULE_PROBE, bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, pcieQuantileQuery,
-  quantileQuery, rangeRuleOf, type ScaledSelector, signalChunkQuery,
+  AGGREGATE_LABEL, RANGE_RULE_PROBE, SAMPLE_RATE_WINDOW_SECONDS, bucketComputeQuery, bucketMemoryMaxQuery, deviceChunkQuery, type PcieSelectors,
+  pcieQuantileQuery, quantileQuery, rangeRuleOf, sampleRateQuery, type ScaledSelector, seriesEstimateQuery, signalChunkQuery,
 } from './queries.js';
+import { DEFAULT_QUERY_BUDGETS, type FleetEstimate, planQueries, type QueryBudgets, SHARD_DIGIT_LABEL } from './query-plan.js';
 import { seriesSelector } from './selector.js';
 import { type AuditWindow, type Chunk, type RangeRule, splitWindow, timelineBucketSeconds } from './window.js';
 
@@ -52,8 +53,10 @@ export interface CollectOptions {
   idleThresholdPct: number;
   /** Host for series without a Hostname label. */
   defaultHost: string;
-  /** Length of a chunk of the aggregation queries; default 7 days. */
+  /** Longest chunk of the aggregation queries; default 7 days (the query planner may cut shorter). */
   chunkSeconds?: number;
+  /** What one query may cost (./query-plan.ts); default DEFAULT_QUERY_BUDGETS. */
+  budgets?: QueryBudgets;
   /** Length of the hourly range queries' pieces; default 7 days (168 points per series). */
   rangeChunkSeconds?: number;
   /** Called once the number of queries is known. */
@@ -245,17 +248,96 @@ async function probeRangeRule(client: PrometheusClient, atMs: number): Promise<R
   return rule;
 }
 
+/** The selectors of one shard's queries: every GPU query of the audit, under `matchers`. */
+interface ShardSelectors {
+  present: PresentMetric[];
+  anySelector: string;
+  memoryTotal?: string;
+  computeSignals: ScaledSelector[];
+  memoryUsed?: PresentMetric;
+  podSelectors: string[];
+  pcie: (Omit<PcieSelectors, 'sources'> & { sources: readonly { name: string; selector: string; perMiBps: number }[] })[];
+}
+
+function shardSelectors(found: readonly Omit<PresentMetric, 'selector'>[], names: ReadonlySet<string>, matchers: readonly string[]): ShardSelectors {
+  const present = found.map((metric) => ({ ...metric, selector: seriesSelector([metric.name], matchers) }));
+  const memoryTotal = memoryTotalExpression(names, matchers);
+  const memoryUsed = present.find((metric) => metric.metric.signal === 'memoryUsedMiB');
+  return {
+    present,
+    anySelector: seriesSelector(present.map((metric) => metric.name), matchers),
+    ...(memoryTotal === undefined ? {} : { memoryTotal }),
+    computeSignals: present.filter((metric) => metric.metric.basis !== undefined).map(({ selector, scale }) => ({ selector, scale })),
+    ...(memoryUsed === undefined ? {} : { memoryUsed }),
+    podSelectors: POD_NAME_LABELS.map((label) => seriesSelector(present.map((metric) => metric.name), [...matchers, `${label}!=""`])),
+    // PCIe is not a presence signal (anySelector): it rides along in the device query and adds one quantile request.
+    pcie: PUSH_DOWN_PCIE.flatMap((direction) => {
+      const sources = metricNamesOf(direction.reading)
+        .filter((metric) => names.has(metric.name))
+        .map((metric) => ({ name: metric.name, selector: seriesSelector([metric.name], matchers), perMiBps: KIB_PER_MIB / metric.scale }));
+      return sources.length === 0 ? [] : [{ tag: direction.tag, sources }];
+    }),
+  };
+}
+
+/** Points of the series estimate: a few over the window, on whole steps. */
+const ESTIMATE_POINTS = 24;
+
+/**
+ * The query planner's look at the fleet (./query-plan.ts): series per metric and UUID digit at
+ * the busiest of a few instants, and the scrape rate there. Where the engine refuses the
+ * estimate for its size it is asked at fewer instants; refused at one, the plan is one shard
+ * (and refusals are split on the spot).
+ */
+async function estimateFleet(client: PrometheusClient, selectors: ShardSelectors, window: AuditWindow): Promise<FleetEstimate> {
+  const byDigit = new Map<string, Map<string, number>>();
+  const totalAt = new Map<number, number>();
+  const windowSteps = Math.max(1, Math.floor((window.endMs - window.startMs) / 1000 / window.stepSeconds));
+  let series: RangeSeries[] | undefined;
+  for (let points = ESTIMATE_POINTS; series === undefined && points >= 1; points = Math.floor(points / 2)) {
+    const stepSeconds = Math.max(1, Math.ceil(windowSteps / points)) * window.stepSeconds;
+    try {
+      const startMs = Math.max(window.startMs + window.stepSeconds * 1000, window.endMs - (points - 1) * stepSeconds * 1000);
+      series = await client.range(seriesEstimateQuery(selectors.anySelector), Math.min(startMs, window.endMs), window.endMs, stepSeconds, window.startMs);
+    } catch (error) {
+      if (!(error instanceof QueryLimitError)) throw error;
+    }
+  }
+  if (series === undefined) return { seriesByDigit: byDigit, samplesPerSecond: 0 };
+  for (const { labels, points } of series) {
+    const digit = (labels[SHARD_DIGIT_LABEL] ?? '').toLowerCase();
+    const name = labels.__name__ ?? '';
+    const names = byDigit.get(digit) ?? new Map<string, number>();
+    byDigit.set(digit, names);
+    for (const [seconds, value] of points) {
+      if (!finite(value)) continue;
+      names.set(name, Math.max(names.get(name) ?? 0, value));
+      totalAt.set(seconds, (totalAt.get(seconds) ?? 0) + value);
+    }
+  }
+  const busiest = [...totalAt].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0];
+  const first = selectors.present[0];
+  if (busiest === undefined || first === undefined) return { seriesByDigit: byDigit, samplesPerSecond: 0 };
+  const [rate] = await client.instant(sampleRateQuery(first.selector), busiest[0] * 1000, busiest[0] * 1000 - SAMPLE_RATE_WINDOW_SECONDS * 1000).catch((error: unknown) => {
+    if (error instanceof QueryLimitError) return [];
+    throw error;
+  });
+  // No answer: the step stands in, as each series has at least a sample per step where it is seen.
+  const perSecond = rate !== undefined && finite(rate.value) && rate.value > 0 ? rate.value / SAMPLE_RATE_WINDOW_SECONDS : 1 / window.stepSeconds;
+  return { seriesByDigit: byDigit, samplesPerSecond: perSecond };
+}
+
 export async function collectFromPrometheus(client: PrometheusClient, options: CollectOptions): Promise<Collection> {
   const { window, matchers } = options;
   const windowSeconds = (window.endMs - window.startMs) / 1000;
   const discoverySelector = seriesSelector(allMetricNames(), matchers);
   const names = new Set(await client.labelValues('__name__', discoverySelector, window.startMs, window.endMs));
-  const present: PresentMetric[] = [];
+  const found: Omit<PresentMetric, 'selector'>[] = [];
   for (const metric of PUSH_DOWN_METRICS) {
     const name = presentName(metric.reading, names);
-    if (name !== undefined) present.push({ ...name, metric, selector: seriesSelector([name.name], matchers) });
+    if (name !== undefined) found.push({ ...name, metric });
   }
-  if (present.length === 0) {
+  if (found.length === 0) {
     throw new InputError(
       `no dcgm-exporter GPU series (${PUSH_DOWN_METRICS.map((metric) => metricNamesOf(metric.reading)[0]?.name).join(', ')}) ` +
       `between ${new Date(window.startMs).toISOString()} and ${new Date(window.endMs).toISOString()}` +
@@ -266,93 +348,24 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
 
   // Only once there is something to read: a server without GPU series is told so first (exit 2).
   const rule = await probeRangeRule(client, window.endMs);
-  const chunks = splitWindow(window, options.chunkSeconds ?? DEFAULT_CHUNK_SECONDS);
+  const whole = shardSelectors(found, names, matchers);
+  const plan = planQueries(await estimateFleet(client, whole, window), {
+    windowSeconds,
+    stepSeconds: window.stepSeconds,
+    chunkSeconds: options.chunkSeconds ?? DEFAULT_CHUNK_SECONDS,
+    signals: found.map((metric) => metric.name),
+    compute: found.filter((metric) => metric.metric.basis !== undefined).map((metric) => metric.name),
+  }, options.budgets ?? DEFAULT_QUERY_BUDGETS);
+  const chunks = splitWindow(window, plan.chunkSeconds);
   const hours = gridOf(window, 3600);
   const timeline = gridOf(window, timelineBucketSeconds(window.startMs, window.endMs));
-  const anySelector = seriesSelector(present.map((metric) => metric.name), matchers);
-  const memoryTotal = memoryTotalExpression(names, matchers);
-  const computeSignals: ScaledSelector[] = present.filter((metric) => metric.metric.basis !== undefined).map(({ selector, scale }) => ({ selector, scale }));
-  const memoryUsed = present.find((metric) => metric.metric.signal === 'memoryUsedMiB');
-  const podSelectors = POD_NAME_LABELS.map((label) => seriesSelector(present.map((metric) => metric.name), [...matchers, `${label}!=""`]));
-  // PCIe is not a presence signal (anySelector): it rides along in the device query and adds one quantile request.
-  const pcie = PUSH_DOWN_PCIE.flatMap((direction) => {
-    const sources = metricNamesOf(direction.reading)
-      .filter((metric) => names.has(metric.name))
-      .map((metric) => ({ name: metric.name, selector: seriesSelector([metric.name], matchers), perMiBps: KIB_PER_MIB / metric.scale }));
-    return sources.length === 0 ? [] : [{ tag: direction.tag, sources }];
-  });
 
   const totals = new Totals();
   const splits = { count: 0 };
-  const refusedQuantiles: string[] = [];
+  const refusedQuantiles = new Set<string>();
   const device = (labels: Labels): DeviceTotals => totals.device(labels);
   const tasks: (() => Promise<void>)[] = [];
   const stepMs = window.stepSeconds * 1000;
-  for (const chunk of chunks) {
-    for (const metric of present) {
-      const idleBelow = metric.metric.basis === undefined ? undefined : options.idleThresholdPct / metric.scale;
-      tasks.push(() => withinLimits(chunk, stepMs, splits, async (part) => {
-        const query = signalChunkQuery({ selector: metric.selector, chunkSeconds: (part.endMs - part.startMs) / 1000, stepSeconds: window.stepSeconds, rule, ...(idleBelow === undefined ? {} : { idleBelow }) });
-        for (const sample of await client.instant(query, part.endMs, part.startMs)) {
-          if (!finite(sample.value)) continue;
-          const signal = totals.signal(sample.labels, metric.metric.signal);
-          switch (sample.labels[AGGREGATE_LABEL]) {
-            case 'count': signal.count += sample.value; break;
-            case 'sum': signal.sum += sample.value * metric.scale; break;
-            case 'max': signal.max = Math.max(signal.max, sample.value * metric.scale); break;
-            case 'steps': signal.steps += sample.value; break;
-            case 'idle_steps': signal.idleSteps += sample.value; break;
-            default: break;
-          }
-        }
-      }));
-    }
-    tasks.push(() => withinLimits(chunk, stepMs, splits, async (part) => {
-      const deviceQuery = deviceChunkQuery({
-        anySelector, podSelectors, chunkSeconds: (part.endMs - part.startMs) / 1000, stepSeconds: window.stepSeconds, rule,
-        ...(memoryTotal === undefined ? {} : { memoryTotal }), ...(pcie.length === 0 ? {} : { pcie }),
-      });
-      for (const sample of await client.instant(deviceQuery, part.endMs, part.startMs)) {
-        if (!finite(sample.value)) continue;
-        const totalsOfDevice = device(sample.labels);
-        switch (sample.labels[AGGREGATE_LABEL]) {
-          case 'steps': totalsOfDevice.steps += sample.value; break;
-          case 'first': totalsOfDevice.firstMs = Math.min(totalsOfDevice.firstMs, sample.value * 1000); break;
-          case 'last': totalsOfDevice.lastMs = Math.max(totalsOfDevice.lastMs, sample.value * 1000); break;
-          case 'memory_total': totalsOfDevice.memoryTotalMiB = Math.max(totalsOfDevice.memoryTotalMiB, sample.value); break;
-          case 'pod_steps': totals.pod(sample.labels).steps += sample.value; break;
-          case 'pod_first': { const pod = totals.pod(sample.labels); pod.firstMs = Math.min(pod.firstMs, sample.value * 1000); break; }
-          case 'pod_last': { const pod = totals.pod(sample.labels); pod.lastMs = Math.max(pod.lastMs, sample.value * 1000); break; }
-          default: totals.addPcie(sample.labels, sample.labels[AGGREGATE_LABEL] ?? '', sample.value); break;
-        }
-      }
-    }));
-  }
-  for (const metric of present) {
-    for (const quantile of metric.metric.quantiles) {
-      tasks.push(async () => {
-        let answer;
-        try {
-          answer = await client.instant(quantileQuery(metric.selector, quantile, windowSeconds, rule), window.endMs, window.startMs);
-        } catch (error) {
-          // A quantile over the whole window cannot be put together from parts: the mean stands in, and says so per GPU.
-          if (!(error instanceof QueryLimitError)) throw error;
-          refusedQuantiles.push(`${metric.name} p${Math.round(quantile * 100)}`);
-          return;
-        }
-        for (const sample of answer) {
-          if (finite(sample.value)) totals.signal(sample.labels, metric.metric.signal).quantiles.set(quantile, sample.value * metric.scale);
-        }
-      });
-    }
-  }
-  if (pcie.length > 0) {
-    tasks.push(async () => {
-      for (const sample of await client.instant(pcieQuantileQuery(pcie, PCIE_QUANTILE, windowSeconds, rule), window.endMs, window.startMs)) {
-        if (finite(sample.value)) totals.addPcie(sample.labels, sample.labels[AGGREGATE_LABEL] ?? '', sample.value);
-      }
-    });
-  }
   const bucketTask = (grid: Grid, chunk: Chunk, query: string, target: (device: DeviceTotals) => Map<number, number>) => (): Promise<void> => withinLimits(chunk, grid.bucketMs, splits, async (part) => {
     // The point at t covers [t - bucket, t - 1 ms] (queries.ts inBucket: offset 1ms): evaluated
     // at each bucket's end, it is the bucket [b, b + bucket), so a sample on an edge counts once.
@@ -363,13 +376,83 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   });
   const hourChunks = splitWindow({ startMs: hours.startMs, endMs: hours.startMs + hours.count * MS_PER_HOUR, stepSeconds: 3600 }, options.rangeChunkSeconds ?? DEFAULT_RANGE_CHUNK_SECONDS);
   const wholeTimeline: Chunk = { startMs: timeline.startMs, endMs: timeline.startMs + timeline.count * timeline.bucketMs };
-  if (computeSignals.length > 0) {
-    const hourly = bucketComputeQuery(computeSignals, 3600, rule);
-    for (const chunk of hourChunks) tasks.push(bucketTask(hours, chunk, hourly, (totalsOf) => totalsOf.hourlyCompute));
-    tasks.push(bucketTask(timeline, wholeTimeline, bucketComputeQuery(computeSignals, timeline.bucketMs / 1000, rule), (totalsOf) => totalsOf.timelineCompute));
-  }
-  if (memoryUsed !== undefined) {
-    tasks.push(bucketTask(timeline, wholeTimeline, bucketMemoryMaxQuery(memoryUsed.selector, timeline.bucketMs / 1000, rule), (totalsOf) => totalsOf.timelineMemory));
+  for (const shard of plan.shards) {
+    const { present, anySelector, memoryTotal, computeSignals, memoryUsed, podSelectors, pcie } = shard.matcher === undefined
+      ? whole
+      : shardSelectors(found, names, [...matchers, shard.matcher]);
+    for (const chunk of chunks) {
+      for (const metric of present) {
+        const idleBelow = metric.metric.basis === undefined ? undefined : options.idleThresholdPct / metric.scale;
+        tasks.push(() => withinLimits(chunk, stepMs, splits, async (part) => {
+          const query = signalChunkQuery({ selector: metric.selector, chunkSeconds: (part.endMs - part.startMs) / 1000, stepSeconds: window.stepSeconds, rule, ...(idleBelow === undefined ? {} : { idleBelow }) });
+          for (const sample of await client.instant(query, part.endMs, part.startMs)) {
+            if (!finite(sample.value)) continue;
+            const signal = totals.signal(sample.labels, metric.metric.signal);
+            switch (sample.labels[AGGREGATE_LABEL]) {
+              case 'count': signal.count += sample.value; break;
+              case 'sum': signal.sum += sample.value * metric.scale; break;
+              case 'max': signal.max = Math.max(signal.max, sample.value * metric.scale); break;
+              case 'steps': signal.steps += sample.value; break;
+              case 'idle_steps': signal.idleSteps += sample.value; break;
+              default: break;
+            }
+          }
+        }));
+      }
+      tasks.push(() => withinLimits(chunk, stepMs, splits, async (part) => {
+        const deviceQuery = deviceChunkQuery({
+          anySelector, podSelectors, chunkSeconds: (part.endMs - part.startMs) / 1000, stepSeconds: window.stepSeconds, rule,
+          ...(memoryTotal === undefined ? {} : { memoryTotal }), ...(pcie.length === 0 ? {} : { pcie }),
+        });
+        for (const sample of await client.instant(deviceQuery, part.endMs, part.startMs)) {
+          if (!finite(sample.value)) continue;
+          const totalsOfDevice = device(sample.labels);
+          switch (sample.labels[AGGREGATE_LABEL]) {
+            case 'steps': totalsOfDevice.steps += sample.value; break;
+            case 'first': totalsOfDevice.firstMs = Math.min(totalsOfDevice.firstMs, sample.value * 1000); break;
+            case 'last': totalsOfDevice.lastMs = Math.max(totalsOfDevice.lastMs, sample.value * 1000); break;
+            case 'memory_total': totalsOfDevice.memoryTotalMiB = Math.max(totalsOfDevice.memoryTotalMiB, sample.value); break;
+            case 'pod_steps': totals.pod(sample.labels).steps += sample.value; break;
+            case 'pod_first': { const pod = totals.pod(sample.labels); pod.firstMs = Math.min(pod.firstMs, sample.value * 1000); break; }
+            case 'pod_last': { const pod = totals.pod(sample.labels); pod.lastMs = Math.max(pod.lastMs, sample.value * 1000); break; }
+            default: totals.addPcie(sample.labels, sample.labels[AGGREGATE_LABEL] ?? '', sample.value); break;
+          }
+        }
+      }));
+    }
+    for (const metric of present) {
+      for (const quantile of metric.metric.quantiles) {
+        tasks.push(async () => {
+          let answer;
+          try {
+            answer = await client.instant(quantileQuery(metric.selector, quantile, windowSeconds, rule), window.endMs, window.startMs);
+          } catch (error) {
+            // A quantile over the whole window cannot be put together from parts: the mean stands in, and says so per GPU.
+            if (!(error instanceof QueryLimitError)) throw error;
+            refusedQuantiles.add(`${metric.name} p${Math.round(quantile * 100)}`);
+            return;
+          }
+          for (const sample of answer) {
+            if (finite(sample.value)) totals.signal(sample.labels, metric.metric.signal).quantiles.set(quantile, sample.value * metric.scale);
+          }
+        });
+      }
+    }
+    if (pcie.length > 0) {
+      tasks.push(async () => {
+        for (const sample of await client.instant(pcieQuantileQuery(pcie, PCIE_QUANTILE, windowSeconds, rule), window.endMs, window.startMs)) {
+          if (finite(sample.value)) totals.addPcie(sample.labels, sample.labels[AGGREGATE_LABEL] ?? '', sample.value);
+        }
+      });
+    }
+    if (computeSignals.length > 0) {
+      const hourly = bucketComputeQuery(computeSignals, 3600, rule);
+      for (const chunk of hourChunks) tasks.push(bucketTask(hours, chunk, hourly, (totalsOf) => totalsOf.hourlyCompute));
+      tasks.push(bucketTask(timeline, wholeTimeline, bucketComputeQuery(computeSignals, timeline.bucketMs / 1000, rule), (totalsOf) => totalsOf.timelineCompute));
+    }
+    if (memoryUsed !== undefined) {
+      tasks.push(bucketTask(timeline, wholeTimeline, bucketMemoryMaxQuery(memoryUsed.selector, timeline.bucketMs / 1000, rule), (totalsOf) => totalsOf.timelineMemory));
+    }
   }
 
   let hostCpu: PrometheusHostCpu[] = [];
@@ -377,8 +460,8 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
     hostCpu = await fetchHostCpu(client, window, rule);
   });
 
-  // Discovery and probe, the tasks, and the containers' CPU once the pods are known.
-  options.onPlan?.(tasks.length + 3);
+  // Discovery, probe and estimate, the tasks, and the containers' CPU once the pods are known.
+  options.onPlan?.(tasks.length + 5);
   // The first failure ends the audit (exit 3): the rest are cancelled rather than left to run
   // out, and no report presents the chunks that did answer as the whole window.
   await Promise.all(tasks.map((task) => task().catch((error: unknown) => {
@@ -396,9 +479,9 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   const podsSeen = new Map(devices.flatMap((device) => device.pods ?? []).map((pod) => [`${pod.namespace}/${pod.pod}`, { namespace: pod.namespace, pod: pod.pod }]));
   const containerCpu = await fetchContainerCpu(client, window, rule, [...podsSeen.values()]);
   warnings.unshift(...partialWarnings(client.partialAnswers, window));
-  if (refusedQuantiles.length > 0) warnings.push(`the engine refused the whole-window quantiles ${refusedQuantiles.sort().join(', ')} for their size: the means stand in for them (raise its --query.max-samples, or narrow the window)`);
+  if (refusedQuantiles.size > 0) warnings.push(`the engine refused the whole-window quantiles ${[...refusedQuantiles].sort().join(', ')} for their size: the means stand in for them (raise its --query.max-samples, or narrow the window)`);
   if (splits.count > 0) warnings.push(`the engine refused ${splits.count} queries for their size: each was asked again in halves of its time range until it answered (figures are exact; raise the engine's limits, or narrow the window, to ask less)`);
-  const metrics = [...present.map((metric) => metric.name), ...pcie.flatMap((direction) => direction.sources.map((source) => source.name))];
+  const metrics = [...whole.present.map((metric) => metric.name), ...whole.pcie.flatMap((direction) => direction.sources.map((source) => source.name))];
   return { devices, metrics, warnings, rangeRule: rule, cpu: { hosts: hostCpu, containers: containerCpu } };
 }
 

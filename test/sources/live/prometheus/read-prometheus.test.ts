@@ -69,7 +69,8 @@ function fakeClient(names: string[], faults: Faults = {}): PrometheusClient {
     return Promise.resolve(samples);
   };
   // Hourly points stand at each hour's end; this fake answers 1 ms early, as an engine may move them within the step.
-  const range = (): Promise<RangeSeries[]> => Promise.resolve([{ labels: GPU, points: [[(START + H - 1) / 1000, 20], [(START + 2 * H - 1) / 1000, 12.5]] }]);
+  // The query planner's series estimate finds none: one shard, chunks as asked.
+  const range = (query: string): Promise<RangeSeries[]> => Promise.resolve(query.includes('gpu_audit_shard') ? [] : [{ labels: GPU, points: [[(START + H - 1) / 1000, 20], [(START + 2 * H - 1) / 1000, 12.5]] }]);
   return {
     connection: { displayUrl: 'http://prom:9090' },
     warnings: new Set<string>(),
