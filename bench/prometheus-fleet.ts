@@ -144,6 +144,8 @@ try {
   console.log(`audit: ${report.gpus.length} GPUs, ${report.summary.gpuHours.toFixed(0)} GPU-hours, waste ${report.summary.wastePct?.toFixed(1) ?? 'n/a'} %, in ${elapsed}`);
   console.log(`queries: ${transfer!.queries} (${transfer!.retries} retries); received ${mib(transfer!.wireBytes)} on the wire (gzip), ${mib(transfer!.jsonBytes)} of JSON`);
   console.log(`bytes: ${transfer!.wireBytes} on the wire, ${transfer!.jsonBytes} of JSON`);
+  // This process generated the fleet too (streamed to disk, a few MiB): its peak is the audit's.
+  console.log(`peak RSS of this process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
 } finally {
   await server.stop();
   if (!args.keep) rmSync(work, { recursive: true, force: true });
