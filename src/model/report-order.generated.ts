@@ -24,8 +24,8 @@ const reportSettings: ContractNode = {
 
 const sourceSummary: ContractNode = {
   definition: 'SourceSummary',
-  keys: ['ref', 'format', 'records', 'warnings'],
-  optional: [],
+  keys: ['ref', 'format', 'records', 'warnings', 'engine'],
+  optional: ['engine'],
   nested: {},
 };
 

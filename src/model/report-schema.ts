@@ -42,6 +42,7 @@ export const SourceSummary = z.object({
   format: z.string().describe("Detected input format (`nvidia-smi-xml`, `dcgm-exporter`, `prometheus`, ...)."),
   records: z.number().int().min(0).describe("Documents (XML) or data rows (text formats) read; for `prometheus`, the API queries made. Unit: count."),
   warnings: z.array(z.string()).describe("Problems met while reading that did not stop it, one message each."),
+  engine: z.string().optional().describe("For `prometheus`: the engine that answered, as its build-info endpoint names it (`Prometheus 2.42.0`, `Thanos 0.32.5`, `Grafana Mimir 2.10.0`, `VictoriaMetrics`); absent where it does not say."),
 }).meta({ id: "SourceSummary", description: "One input that was read." });
 
 export const Catalog = z.object({

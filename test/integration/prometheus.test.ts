@@ -249,7 +249,8 @@ describe('audit --prometheus against a real Prometheus holding the demo fleet', 
   });
 
   it('names the server in sources[] with the queries made, a few dozen for the whole fleet', () => {
-    expect(fromPrometheus.sources).toEqual([{ ref: server.url, format: 'prometheus', records: expect.any(Number) as number, warnings: [] }]);
+    // The engine as its build-info endpoint names it (Debian's package: `2.42.0+ds`).
+    expect(fromPrometheus.sources).toEqual([{ ref: server.url, format: 'prometheus', records: expect.any(Number) as number, warnings: [], engine: expect.stringMatching(/^Prometheus [23]\.\d+\.\d+/u) as string }]);
     expect(fromPrometheus.sources[0]!.records).toBeLessThan(30);
     expect(stderr).toContain(`${fromPrometheus.sources[0]!.records} queries`);
     // From the first step with a sample (00:00, the H100s' first sample is on it) to the last (02:00).

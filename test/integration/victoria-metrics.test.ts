@@ -88,5 +88,8 @@ describe('audit --prometheus against VictoriaMetrics at its default limits', () 
   it('plans the same fleet, and names nothing partial', () => {
     expect(fromVictoria.plan).toEqual(fromPrometheus.plan);
     expect(fromVictoria.sources[0]!.warnings).toEqual([]);
+    // Its build info is empty; every answer carries its X-Server-Hostname header.
+    expect(fromVictoria.sources[0]!.engine).toBe('VictoriaMetrics');
+    expect(fromPrometheus.sources[0]!.engine).toMatch(/^Prometheus /u);
   });
 });

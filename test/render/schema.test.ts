@@ -229,6 +229,7 @@ describe('report.schema.json', () => {
     };
     const step = shared.plan!.steps.find((candidate) => candidate.config !== undefined) ?? shared.plan!.steps[0]!;
     step.config = { format: 'yaml', text: 'kind: ScaledObject\n', alternative: { note: 'without KEDA', format: 'yaml', text: 'kind: HorizontalPodAutoscaler\n' } };
+    shared.sources[0] = { ...shared.sources[0]!, engine: 'Prometheus 3.1.0' };
     walk(asJson(shared), schema, '');
     const optionalKeys = [...contractNodes(REPORT_ORDER).values()].flatMap((node) => [...node.optional]);
     expect([...optionalSeen].sort()).toEqual([...new Set(optionalKeys)].sort());

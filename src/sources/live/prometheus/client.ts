@@ -142,6 +142,31 @@ function seriesOf(entry: unknown): RangeSeries {
   return { labels: labelsOf(isObject(entry) ? entry.metric : undefined), points };
 }
 
+/** The build-info request is a courtesy: a short deadline, a small answer. */
+const BUILD_INFO_TIMEOUT_MS = 10_000;
+const BUILD_INFO_MAX_BYTES = 64 * 1024;
+
+/**
+ * The engine a build-info answer names. VictoriaMetrics marks every answer with its
+ * X-Server-Hostname header and answers build info with an empty (or a Prometheus-imitating)
+ * `data`; Grafana Mimir names itself in `application`; Thanos answers as Prometheus does, with
+ * its own 0.x version; Prometheus with its 2.x or 3.x one.
+ */
+export function engineOf(answer: Pick<HttpAnswer, 'headers' | 'body'>): string | undefined {
+  if (answer.headers['x-server-hostname'] !== undefined) return 'VictoriaMetrics';
+  let data: unknown;
+  try {
+    const document: unknown = JSON.parse(answer.body);
+    data = isObject(document) ? document.data : undefined;
+  } catch {
+    return undefined;
+  }
+  if (!isObject(data) || typeof data.version !== 'string' || data.version === '') return undefined;
+  const version = data.version.slice(0, 40);
+  if (typeof data.application === 'string' && data.application !== '') return `${data.application.slice(0, 60)} ${version}`;
+  return `${version.startsWith('0.') ? 'Thanos' : 'Prometheus'} ${version}`;
+}
+
 class Semaphore {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
@@ -209,6 +234,26 @@ export class PrometheusClient {
       query: expression, start: String(startMs / 1000), end: String(endMs / 1000), step: String(stepSeconds),
     }, 'POST', { fromMs: coversFromMs, toMs: endMs });
     return this.resultOf(data, 'matrix', '/api/v1/query_range').map((entry) => seriesOf(entry));
+  }
+
+  /**
+   * The engine behind the URL (engineOf), from `/api/v1/status/buildinfo`, asked once and
+   * without retries: a name for the report, never a reason to fail (undefined when it does not say).
+   */
+  async engine(): Promise<string | undefined> {
+    try {
+      const answer = await this.gate.run(() => sendForm(
+        this.connection, 'GET', '/api/v1/status/buildinfo', new URLSearchParams(), Math.min(this.options.timeoutMs, BUILD_INFO_TIMEOUT_MS), this.cancel.signal, BUILD_INFO_MAX_BYTES,
+      ));
+      this.stats.attempts += 1;
+      this.stats.wireBytes += answer.wireBytes;
+      this.stats.jsonBytes += Buffer.byteLength(answer.body);
+      if (answer.status < 200 || answer.status >= 300) return undefined;
+      this.stats.queries += 1;
+      return engineOf(answer);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Values of `label` on series matching `match` in the window (`/api/v1/label/<name>/values`). */

@@ -118,6 +118,8 @@ export async function readPrometheus(options: PrometheusSourceOptions): Promise<
   const serving = options.onServing === undefined
     ? undefined
     : await fetchServing(client, { window, matchers, rule: collection.rangeRule, defaultHost: connection.baseUrl.host, onReading: options.onServing });
+  // Last, once everything else answered: a courtesy request never stands between the user and the audit's figures or failure.
+  const engineName = await client.engine();
   return {
     devices: collection.devices,
     window,
@@ -125,7 +127,10 @@ export async function readPrometheus(options: PrometheusSourceOptions): Promise<
     stats: { ...client.stats },
     cpu: collection.cpu,
     rangeRule: collection.rangeRule,
-    summary: { ref: connection.displayUrl, format: 'prometheus', records: client.stats.queries, warnings: [...collection.warnings, ...kubernetesWarnings, ...(serving?.warnings ?? [])] },
+    summary: {
+      ref: connection.displayUrl, format: 'prometheus', records: client.stats.queries, warnings: [...collection.warnings, ...kubernetesWarnings, ...(serving?.warnings ?? [])],
+      ...(engineName === undefined ? {} : { engine: engineName }),
+    },
     ...(kubernetes === undefined ? {} : { kubernetes: { ...kubernetes, ref: `${connection.displayUrl} (kube-state-metrics)` } }),
   };
 }

@@ -12,7 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../../../src/support/errors.js';
 import { prometheusConnection } from '../../../../src/sources/live/prometheus/auth.js';
-import { PrometheusClient, QueryLimitError, type ClientOptions } from '../../../../src/sources/live/prometheus/client.js';
+import { engineOf, PrometheusClient, QueryLimitError, type ClientOptions } from '../../../../src/sources/live/prometheus/client.js';
 import { freePort } from '../../../helpers/prometheus-server.js';
 import { localhostCertificate } from '../../../replay/tls.js';
 
@@ -373,5 +373,27 @@ describe('Prometheus client under upstream faults', () => {
     await prometheus.instant('a', 2_000_000, 1_000_000);
     await prometheus.instant('b', 4_000_000, 3_000_000);
     expect(prometheus.partialAnswers).toEqual([{ warning: 'partial response: store 10.0.0.7:10901 unavailable', fromMs: 3_000_000, toMs: 4_000_000 }]);
+  });
+});
+
+describe('engineOf: the engine a build-info answer names', () => {
+  const answer = (data: unknown, headers: Record<string, string> = {}) => ({ headers, body: JSON.stringify({ status: 'success', data }) });
+
+  it('names Prometheus, Thanos (its 0.x versions) and Mimir (its application) with their versions', () => {
+    expect(engineOf(answer({ version: '2.42.0+ds', revision: 'abc' }))).toBe('Prometheus 2.42.0+ds');
+    expect(engineOf(answer({ version: '3.1.0' }))).toBe('Prometheus 3.1.0');
+    expect(engineOf(answer({ version: '0.32.5' }))).toBe('Thanos 0.32.5');
+    expect(engineOf(answer({ application: 'Grafana Mimir', version: '2.10.0' }))).toBe('Grafana Mimir 2.10.0');
+  });
+
+  it('names VictoriaMetrics by its header, whatever its build info says', () => {
+    expect(engineOf(answer({}, { 'x-server-hostname': 'vm' }))).toBe('VictoriaMetrics');
+    expect(engineOf(answer({ version: '2.24.0' }, { 'x-server-hostname': 'vm' }))).toBe('VictoriaMetrics');
+  });
+
+  it('names nothing where the answer does not say', () => {
+    expect(engineOf(answer({}))).toBeUndefined();
+    expect(engineOf(answer({ version: '' }))).toBeUndefined();
+    expect(engineOf({ headers: {}, body: '<html>404</html>' })).toBeUndefined();
   });
 });

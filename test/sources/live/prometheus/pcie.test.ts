@@ -118,7 +118,7 @@ describe.skipIf(!prometheusAvailable())('PCIe traffic from a live Prometheus', (
     // (18 + 6) / (6 + 6) = 2, max 13.
     expect(inChunks.gpus.map((entry) => [entry.pcieRxMiBps, entry.pcieTxMiBps])).toEqual(fromPrometheus.gpus.map((entry) => [entry.pcieRxMiBps, entry.pcieTxMiBps]));
     // Two chunk queries more (GPU_UTIL's and the device query), none for PCIe.
-    expect(inChunks.sources[0]!.records).toBe(16);
+    expect(inChunks.sources[0]!.records).toBe(17);
   });
 
   it('agrees with the file audit of the same exposition on means and maxima', () => {
@@ -144,8 +144,8 @@ describe.skipIf(!prometheusAvailable())('PCIe traffic from a live Prometheus', (
     // one chunk GPU_UTIL's aggregates and the device query; GPU_UTIL's p50 and p95, the hourly
     // and the timeline compute, node_exporter (no pods, so no cAdvisor query): 11 without PCIe.
     // The PCIe p95 of both directions is the 12th; the kube-state-metrics and inference-server
-    // names (none here, so nothing more) the 13th and 14th.
-    expect(fromPrometheus.sources[0]!.records).toBe(14);
+    // names (none here, so nothing more) the 13th and 14th; the build info (the engine's name) the 15th.
+    expect(fromPrometheus.sources[0]!.records).toBe(15);
     expect(fromFile.sources[0]!.warnings).toEqual([]);
   });
 });
