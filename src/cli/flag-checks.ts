@@ -9,7 +9,7 @@ import { InputError } from '../support/index.js';
 import { outputFiles } from './output-targets.js';
 
 const PROMETHEUS_ONLY = [
-  'since', 'until', 'step', 'selector', 'prometheusTimeout', 'prometheusMaxAnswerMib', 'prometheusMaxQueryPoints', 'prometheusMaxQuerySamples', 'prometheusConcurrency', 'prometheusClusterLabel', 'prometheusHeader',
+  'since', 'until', 'step', 'selector', 'prometheusTimeout', 'prometheusMaxAnswerMib', 'prometheusQueryPoints', 'prometheusQuerySamples', 'prometheusConcurrency', 'prometheusClusterLabel', 'prometheusHeader',
   'prometheusCaFile', 'prometheusClientCert', 'prometheusClientKey', 'prometheusInsecureSkipVerify', 'prometheusSigv4',
 ] as const;
 

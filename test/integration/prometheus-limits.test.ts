@@ -37,8 +37,8 @@ describe('audit --prometheus against a server with a small --query.max-samples',
     fromOpen = JSON.parse(a.stdout) as Report;
     fromLimited = JSON.parse(b.stdout) as Report;
     const [c, d] = await Promise.all([
-      cli(['audit', '--prometheus', open.url, ...WINDOW, '--prometheus-max-query-samples', '3000']),
-      cli(['audit', '--prometheus', open.url, ...WINDOW, '--prometheus-max-query-points', '20000']),
+      cli(['audit', '--prometheus', open.url, ...WINDOW, '--prometheus-query-samples', '3000']),
+      cli(['audit', '--prometheus', open.url, ...WINDOW, '--prometheus-query-points', '20000']),
     ]);
     expect(c.status, c.stderr).toBe(0);
     expect(d.status, d.stderr).toBe(0);

@@ -47,8 +47,8 @@ export interface AuditCommandOptions {
   selector?: string;
   prometheusTimeout?: number;
   prometheusMaxAnswerMib?: number;
-  prometheusMaxQueryPoints?: number;
-  prometheusMaxQuerySamples?: number;
+  prometheusQueryPoints?: number;
+  prometheusQuerySamples?: number;
   prometheusConcurrency?: number;
   prometheusClusterLabel?: string;
   prometheusHeader?: string[];
@@ -167,8 +167,8 @@ export async function buildAuditOptions(
       ...(options.prometheusMaxAnswerMib === undefined ? {} : { maxAnswerBytes: options.prometheusMaxAnswerMib * 1024 * 1024 }),
       ...(options.prometheusConcurrency === undefined ? {} : { concurrency: options.prometheusConcurrency }),
       budgets: {
-        ...(options.prometheusMaxQueryPoints === undefined ? {} : { points: options.prometheusMaxQueryPoints }),
-        ...(options.prometheusMaxQuerySamples === undefined ? {} : { samples: options.prometheusMaxQuerySamples }),
+        ...(options.prometheusQueryPoints === undefined ? {} : { points: options.prometheusQueryPoints }),
+        ...(options.prometheusQuerySamples === undefined ? {} : { samples: options.prometheusQuerySamples }),
       },
       ...(options.prometheusClusterLabel === undefined ? {} : { clusterLabel: options.prometheusClusterLabel }),
       ...(options.prometheusSigv4 === undefined ? {} : { sigv4Region: options.prometheusSigv4 }),

@@ -246,8 +246,7 @@ export class PrometheusClient {
         this.connection, 'GET', '/api/v1/status/buildinfo', new URLSearchParams(), Math.min(this.options.timeoutMs, BUILD_INFO_TIMEOUT_MS), this.cancel.signal, BUILD_INFO_MAX_BYTES,
       ));
       this.stats.attempts += 1;
-      this.stats.wireBytes += answer.wireBytes;
-      this.stats.jsonBytes += Buffer.byteLength(answer.body);
+      this.countBytes(answer);
       if (answer.status < 200 || answer.status >= 300) return undefined;
       this.stats.queries += 1;
       return engineOf(answer);
@@ -311,8 +310,7 @@ export class PrometheusClient {
         if (attempt < maxAttempts) await sleep(random() * Math.min(backoffMaxMs, backoffBaseMs * 2 ** (attempt - 1)));
         continue;
       }
-      this.stats.wireBytes += answer.wireBytes;
-      this.stats.jsonBytes += Buffer.byteLength(answer.body);
+      this.countBytes(answer);
       const limit = answer.status >= 400 ? limitMessage(answer.body) : undefined;
       if (limit !== undefined) throw new QueryLimitError(`the engine refused the query for its size: ${limit}`, { endpoint: this.endpoint(path), status: answer.status });
       if (RETRYABLE_STATUS(answer.status)) {
@@ -330,6 +328,11 @@ export class PrometheusClient {
     throw new UpstreamError(`no answer after ${maxAttempts} attempts: ${lastFailure}`, {
       endpoint: this.endpoint(path), ...(lastStatus === undefined ? {} : { status: lastStatus }),
     });
+  }
+
+  private countBytes(answer: HttpAnswer): void {
+    this.stats.wireBytes += answer.wireBytes;
+    this.stats.jsonBytes += Buffer.byteLength(answer.body);
   }
 
   /** `: <error>` from an API error body, or '' when the body is not one. */

@@ -44,7 +44,7 @@ export interface PrometheusSourceOptions {
   /** --prometheus-max-answer-mib, in bytes. */
   maxAnswerBytes?: number;
   concurrency?: number;
-  /** --prometheus-max-query-points / -samples: what one query may cost (./query-plan.ts); defaults where absent. */
+  /** --prometheus-query-points / -samples: what one query may cost (./query-plan.ts); defaults where absent. */
   budgets?: Partial<QueryBudgets>;
   /** Test hooks and tuning (backoff, chunk sizes). */
   client?: Partial<ClientOptions>;
