@@ -7,7 +7,7 @@
  * resolved to boards (./identity.ts), each device's series are chained into one timeline
  * (./timeline.ts) and the GpuEntry is built (./gpu-entry.ts).
  */
-import { MS_PER_HOUR } from '../model/index.js';
+import { MS_PER_HOUR, SAMPLE_DOMAINS, type DomainField } from '../model/index.js';
 import type { ContainerCpuSample, DeviceInfo, DeviceRef, GpuSample, HostCpuSample, ObservationSink, PodAssignment, ProcessCpuSample, ProcessSample, ServingSample, SourceWarning } from '../model/index.js';
 import type { GpuEntry } from '../model/index.js';
 import { FigureAccumulator } from './figure-accumulator.js';
@@ -20,7 +20,7 @@ import { MAX_PROCESS_SERIES, ProcessCpuTable, type ProcessTreeCpuFigures } from 
 import { ProcessTable } from './processes.js';
 import type { ServingEntriesResult } from './serving/serving-entries.js';
 import { ServingCollector } from './serving/serving-collector.js';
-import { MEMORY_MAX_MIB, sampleValues, type OutOfDomain, type SampleValues } from './sample-values.js';
+import { sampleValues, type OutOfDomain } from './sample-values.js';
 import { LARGEST_INTERVALS_KEPT, MAX_KEPT_INTERVALS, SeriesRecorder, seriesBudgets } from './series.js';
 import { closeTimeline, selectNonOverlapping, type SourcedSeries } from './timeline.js';
 import { ZoneClock } from './zone-clock.js';
@@ -192,7 +192,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   private processCpuOverflowSource: string | undefined;
   private servingTable: ServingCollector | undefined;
   /** Values left out for lying outside their domain, per input and field: how many, and the first. */
-  private readonly outOfDomainSeen = new Map<string, Map<keyof SampleValues, { count: number; first: number }>>();
+  private readonly outOfDomainSeen = new Map<string, Map<DomainField, { count: number; first: number }>>();
   private readonly outOfDomain: OutOfDomain = (field, value) => {
     const source = this.source?.label ?? '';
     let fields = this.outOfDomainSeen.get(source);
@@ -603,17 +603,8 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   }
 }
 
-/** What the input calls each figure, for the warning that some of its values were left out. */
-const FIELD_WORDS: Readonly<Record<keyof SampleValues, string>> = {
-  utilizationPct: 'GPU utilization (%)', smActivePct: 'SM active (%)', tensorActivePct: 'tensor active (%)', grEngineActivePct: 'GR engine active (%)',
-  memoryUsedMiB: 'memory used (MiB)', memoryTotalMiB: 'memory total (MiB)', computeProcessCount: 'compute processes', pcieRxKiBps: 'PCIe receive (KiB/s)', pcieTxKiBps: 'PCIe transmit (KiB/s)',
-};
-
-/** NVML's "not supported" in its unsigned integer fields. */
-const NVML_NOT_SUPPORTED = [4_294_967_295, 4_294_967_294];
-
-function outOfDomainMessage(field: keyof SampleValues, seen: { count: number; first: number }): string {
-  const domain = field === 'memoryUsedMiB' ? '0 to the memory total' : field === 'memoryTotalMiB' ? `0-${MEMORY_MAX_MIB} MiB` : '0-100';
-  const first = NVML_NOT_SUPPORTED.includes(seen.first) ? `${seen.first}, NVML's "not supported"` : String(seen.first);
-  return `left out ${seen.count} ${FIELD_WORDS[field]} reading${seen.count === 1 ? '' : 's'} outside ${domain} (the first: ${first}): no value, not a figure`;
+function outOfDomainMessage(field: DomainField, seen: { count: number; first: number }): string {
+  const { words } = SAMPLE_DOMAINS[field];
+  const range = field === 'memoryUsedMiB' ? '0 to the memory total' : SAMPLE_DOMAINS[field].range;
+  return `left out ${seen.count} ${words} reading${seen.count === 1 ? '' : 's'} outside ${range} (the first: ${seen.first}): no value, not a figure`;
 }

@@ -175,11 +175,17 @@ class HostBoards {
   private readonly withoutUuid = new Set<number>();
   private readonly byPci = new Map<string, number[]>();
   private readonly withoutPci = new Set<number>();
+  private readonly byIndex = new Map<number, number[]>();
+  private readonly withoutIndex = new Set<number>();
 
-  /** Every board that could match `identity`: same or unknown UUID; without one, same or unknown PCI bus id. */
+  /**
+   * Every board that could match `identity`: same or unknown UUID; without one, same or unknown
+   * PCI bus id; without either (dmon rows), same or unknown index.
+   */
   candidates(identity: BoardIdentity): Iterable<number> {
-    if (identity.uuid !== undefined) return [...(this.byUuid.get(identity.uuid) ?? []), ...this.withoutUuid];
-    if (identity.pciBusId !== undefined) return [...(this.byPci.get(identity.pciBusId) ?? []), ...this.withoutPci];
+    if (identity.uuid !== undefined) return either(this.byUuid.get(identity.uuid), this.withoutUuid);
+    if (identity.pciBusId !== undefined) return either(this.byPci.get(identity.pciBusId), this.withoutPci);
+    if (identity.index !== undefined) return either(this.byIndex.get(identity.index), this.withoutIndex);
     return this.all;
   }
 
@@ -189,6 +195,8 @@ class HostBoards {
     else push(this.byUuid, identity.uuid, number);
     if (identity.pciBusId === undefined) this.withoutPci.add(number);
     else push(this.byPci, identity.pciBusId, number);
+    if (identity.index === undefined) this.withoutIndex.add(number);
+    else push(this.byIndex, identity.index, number);
   }
 
   /** A board about to learn the UUID or bus id of a ref that matched it. */
@@ -201,10 +209,21 @@ class HostBoards {
       this.withoutPci.delete(number);
       push(this.byPci, identity.pciBusId, number);
     }
+    if (board.index === undefined && identity.index !== undefined) {
+      this.withoutIndex.delete(number);
+      push(this.byIndex, identity.index, number);
+    }
   }
 }
 
-function push(map: Map<string, number[]>, key: string, number: number): void {
+/** The boards known by the ref's value and those not known by that field at all, copied only when both are there. */
+function either(known: readonly number[] | undefined, unknown: ReadonlySet<number>): Iterable<number> {
+  if (unknown.size === 0) return known ?? [];
+  if (known === undefined) return unknown;
+  return [...known, ...unknown];
+}
+
+function push<Key>(map: Map<Key, number[]>, key: Key, number: number): void {
   const list = map.get(key);
   if (list === undefined) map.set(key, [number]);
   else list.push(number);

@@ -2,7 +2,7 @@
  * The figures of one GPU sample that analysis weighs, without its identity or time. A series
  * keeps one of these per pending sample and per remembered long interval, never per sample.
  */
-import type { GpuSample, PercentMetric } from '../model/index.js';
+import { judgeValue, MEMORY_MAX_MIB, PCIE_MAX_KIBPS, PERCENT_MAX, type DomainField, type GpuSample, type PercentMetric } from '../model/index.js';
 
 export interface SampleValues {
   utilizationPct?: number;
@@ -32,23 +32,18 @@ function usable(value: number | undefined): value is number {
   return value !== undefined && Number.isFinite(value) && value >= 0;
 }
 
-/**
- * The domain of each figure. A percentage above 100 cannot be read (NVML prints 4294967295,
- * 0xFFFFFFFF, for "not supported" in its integer fields, and a sum of shares can pass 100 by
- * rounding only); memory above 2^31 MiB (2 PiB) is no GPU's; memory used above the total
- * of the same reading is impossible. Such a value is no value, and said (OutOfDomain).
- */
-export const PERCENT_MAX = 100.5;
-export const MEMORY_MAX_MIB = 2 ** 31;
-
 /** Told of each value left out for lying outside its field's domain (the analyzer counts them per input). */
-export type OutOfDomain = (field: keyof SampleValues, value: number) => void;
+export type OutOfDomain = (field: DomainField, value: number) => void;
 
-function inDomain(value: number | undefined, max: number, field: keyof SampleValues, outOfDomain: OutOfDomain | undefined): value is number {
+/**
+ * Sources clear what lies outside SAMPLE_DOMAINS where they can name the line; this is the
+ * same judgement for samples from elsewhere (a library caller, a live answer).
+ */
+function inDomain(value: number | undefined, max: number, field: DomainField, outOfDomain: OutOfDomain | undefined): value is number {
   if (value === undefined) return false;
-  if (usable(value) && value <= max) return true;
-  if (!Number.isNaN(value)) outOfDomain?.(field, value);
-  return false;
+  const verdict = judgeValue(field, value, max);
+  if (verdict === 'out') outOfDomain?.(field, value);
+  return verdict === 'in';
 }
 
 /**
@@ -66,8 +61,8 @@ export function sampleValues(sample: GpuSample, outOfDomain?: OutOfDomain): Samp
   if (inDomain(sample.memoryUsedMiB, total ?? MEMORY_MAX_MIB, 'memoryUsedMiB', outOfDomain)) values.memoryUsedMiB = sample.memoryUsedMiB;
   if (total !== undefined) values.memoryTotalMiB = total;
   if (usable(sample.computeProcessCount)) values.computeProcessCount = sample.computeProcessCount;
-  if (usable(sample.pcieRxKiBps)) values.pcieRxKiBps = sample.pcieRxKiBps;
-  if (usable(sample.pcieTxKiBps)) values.pcieTxKiBps = sample.pcieTxKiBps;
+  if (inDomain(sample.pcieRxKiBps, PCIE_MAX_KIBPS, 'pcieRxKiBps', outOfDomain)) values.pcieRxKiBps = sample.pcieRxKiBps;
+  if (inDomain(sample.pcieTxKiBps, PCIE_MAX_KIBPS, 'pcieTxKiBps', outOfDomain)) values.pcieTxKiBps = sample.pcieTxKiBps;
   return values;
 }
 

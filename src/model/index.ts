@@ -4,6 +4,7 @@
  * report's readers (report-reader*.ts) are imported on demand, for they bring zod.
  */
 export * from './observations.js';
+export * from './sample-domains.js';
 export * from './catalog.js';
 export * from './report.js';
 export * from './report-key-order.js';

@@ -3,7 +3,7 @@
  * device whose known fields do not conflict; two GPUs are never merged (DESIGN.md section 5).
  */
 import { describe, expect, it } from 'vitest';
-import { assignReportIds, resolveBoards } from '../../src/analysis/identity.js';
+import { assignReportIds, boardKey, resolveBoards } from '../../src/analysis/identity.js';
 import type { DeviceRef } from '../../src/model/observations.js';
 import { analyze, gpu0, gpu1, HOST, MASKED_UUID, samplesAt, type SourceEvents, UUID_0, UUID_1 } from './events.js';
 
@@ -84,6 +84,14 @@ describe('refs with fewer fields', () => {
       { source: 'dmon.txt', samples: samplesAt({ host: HOST, index: 0 }, [0, 1], [{ utilizationPct: 5 }]) },
     ]);
     expect(profile.gpus.map((gpu) => [gpu.id, gpu.index, gpu.samples])).toEqual([[UUID_0, 0, 2]]);
+  });
+
+  it('thousands of GPUs on one host: each index-only ref joins the board of its index, one board per GPU', () => {
+    const full = Array.from({ length: 5_000 }, (_, gpu) => ({ host: HOST, uuid: `GPU-${String(gpu).padStart(8, '0')}-0000-0000-0000-000000000000`, pciBusId: pci(gpu % 256), index: gpu }));
+    const indexOnly = full.map(({ index }) => ({ host: HOST, index })).reverse();
+    const { boards, boardOf } = resolveBoards([...indexOnly, ...full]);
+    expect(boards).toHaveLength(5_000);
+    for (const ref of [indexOnly[0]!, indexOnly[4_999]!]) expect(boards[boardOf.get(boardKey(ref))!]!.index).toBe(ref.index);
   });
 
   it('a ref that conflicts with every known device is a device of its own', () => {

@@ -136,6 +136,14 @@ interface LabelBlock {
   end: number;
 }
 
+/**
+ * Caps on a series' labels. dcgm-exporter prints some 20, with pod labels a few more; label
+ * values are names and versions (Kubernetes caps names at 253 characters). A series past
+ * either is skipped, with the reason, rather than kept in every sample's interned label set.
+ */
+const MAX_LABELS_PER_SERIES = 256;
+const MAX_LABEL_VALUE_CHARS = 4096;
+
 /** The labels between `{` at `open` and its `}`; `name` is the metric name read before the brace, if any. */
 function scanLabelBlock(line: string, open: number, name: string | undefined): LabelBlock | ExpositionLine {
   const labels = new Map<string, string>();
@@ -173,6 +181,8 @@ function scanLabelBlock(line: string, open: number, name: string | undefined): L
     const value = readQuoted(line, position);
     if (value === undefined) return invalid(`unterminated value of label ${key}`);
     if (labels.has(key)) return invalid(`label ${key} given twice`);
+    if (value.text.length > MAX_LABEL_VALUE_CHARS) return invalid(`label ${key} has a value of ${value.text.length} characters (at most ${MAX_LABEL_VALUE_CHARS} are read)`);
+    if (labels.size === MAX_LABELS_PER_SERIES) return invalid(`more than ${MAX_LABELS_PER_SERIES} labels`);
     labels.set(key, value.text);
     position = skipBlanks(line, value.end);
     const separator = line.charCodeAt(position);

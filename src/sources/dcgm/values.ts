@@ -9,7 +9,24 @@
  *   DCGM_FP64_BLANK 140737488355328.0 (2^47), and DCGM_FP64_IS_BLANK(v) is v >= 2^47.
  * A sentinel is a missing value, never a number: an idle GPU must not show 9.2e18 %.
  */
-import type { DcgmField, DcgmValueType } from './fields.js';
+import { judgeValue, SAMPLE_DOMAINS, type DomainField } from '../../model/index.js';
+import type { DcgmField, DcgmValueType, ReadingKey } from './fields.js';
+
+/** The domain each reading lies in (model/sample-domains.ts); power has none but >= 0. */
+const READING_DOMAINS: Readonly<Record<ReadingKey, DomainField | undefined>> = {
+  utilizationPct: 'utilizationPct',
+  memoryUtilizationPct: 'memoryUtilizationPct',
+  memoryUsedMiB: 'memoryUsedMiB',
+  powerW: undefined,
+  grEngineActivePct: 'grEngineActivePct',
+  smActivePct: 'smActivePct',
+  tensorActivePct: 'tensorActivePct',
+  pcieRxKiBps: 'pcieRxKiBps',
+  pcieTxKiBps: 'pcieTxKiBps',
+  framebufferTotalMiB: 'memoryTotalMiB',
+  framebufferFreeMiB: 'memoryTotalMiB',
+  framebufferReservedMiB: 'memoryTotalMiB',
+};
 
 /**
  * Integer blanks are anything at or above 2^63 - 1000. As a double that bound rounds to
@@ -91,9 +108,26 @@ function plainDecimalValue(text: string): number {
   return point || length > 15 ? Number(text) : whole;
 }
 
-/** readDcgmValue for a value already read as a number: undefined for a sentinel, NaN for a negative one. */
+/**
+ * readDcgmValue for a value already read as a number: undefined for a sentinel (DCGM's or
+ * NVML's), NaN for one outside the reading's domain (negative, or a utilization of 150 %).
+ */
 export function dcgmReading(value: number, field: DcgmField): number | undefined {
   if (isDcgmBlank(value, field.valueType)) return undefined;
-  if (value < 0) return Number.NaN;
-  return value * field.scale;
+  const reading = value * field.scale;
+  const domain = READING_DOMAINS[field.reading];
+  if (domain === undefined) return value < 0 ? Number.NaN : reading;
+  const verdict = judgeValue(domain, reading);
+  return verdict === 'in' ? reading : verdict === 'none' ? undefined : Number.NaN;
+}
+
+/** Why readDcgmValue gave NaN for `text`, after `name value text`: outside the domain, or no number. */
+export function dcgmValueProblem(text: string, field: DcgmField): string {
+  const number = text.length > MAX_NUMBER_LENGTH || !NUMBER.test(text) ? Number.NaN : Number(text);
+  const domain = READING_DOMAINS[field.reading];
+  if (Number.isNaN(number)) return 'is not a reading of this field; left out';
+  if (domain === undefined) return 'is negative; value left out';
+  const { range, unit } = SAMPLE_DOMAINS[domain];
+  const scaled = field.scale === 1 ? '' : `(${Number((number * field.scale).toPrecision(6))} ${unit}) `;
+  return `${scaled}is outside ${range}; value left out`;
 }

@@ -19,7 +19,7 @@ import { type InternedLabels, LabelSetCache, SampleSpan, scanExpositionLine } fr
 import { readSeriesLabels, TARGET_POD_LABELS_WARNING, type SeriesLabelsRead } from '../dcgm/labels.js';
 import { DcgmDevices } from '../dcgm/devices.js';
 import { readingSlot, ScrapeBatch } from '../dcgm/scrape.js';
-import { dcgmReading, readDcgmValue } from '../dcgm/values.js';
+import { dcgmReading, dcgmValueProblem, readDcgmValue } from '../dcgm/values.js';
 import { forEachLineSpan } from '../lexers/text/lines.js';
 import { WarningLimiter } from '../lexers/text/warnings.js';
 import { detached } from '../../support/index.js';
@@ -200,7 +200,7 @@ export const dcgmExporter: SourceParser = {
       let value: number | undefined;
       if (field !== undefined) value = valueText === undefined ? dcgmReading(span.value, field) : readDcgmValue(valueText, field);
       if (Number.isNaN(value)) {
-        warn(`line ${lineNumber}`, `${metric.name} value ${valueText ?? span.value} is not a reading of this field; left out`);
+        warn(`line ${lineNumber}`, `${metric.name} value ${valueText ?? span.value} ${dcgmValueProblem(valueText ?? String(span.value), field!)}`);
         value = undefined;
       }
       batch.add(series, metric.slot, value, labelSetId);

@@ -20,7 +20,7 @@ import { DCGM_FIELDS, fieldByShortName } from '../dcgm/fields.js';
 import type { DcgmField } from '../dcgm/fields.js';
 import { fillSample } from '../dcgm/readings.js';
 import type { Readings } from '../dcgm/readings.js';
-import { readDcgmValue } from '../dcgm/values.js';
+import { dcgmValueProblem, readDcgmValue } from '../dcgm/values.js';
 import { leadingLines } from '../lexers/text/lines.js';
 import { splitFields } from '../lexers/text/monitor-table.js';
 import { parseTable, readTableLines, tableBlocks, type ReadTable } from '../lexers/text/line-table.js';
@@ -169,7 +169,7 @@ function readRow(cells: string[], layout: Layout, lineNumber: number, warn: Warn
     const cell = cells[position] ?? '';
     const value = readDcgmValue(cell, column.field);
     if (Number.isNaN(value)) {
-      warn(`line ${lineNumber}`, `${column.name} value ${JSON.stringify(cell)} is not a reading of this field; left out`);
+      warn(`line ${lineNumber}`, `${column.name} value ${JSON.stringify(cell)} ${dcgmValueProblem(cell, column.field)}`);
     } else if (value !== undefined) {
       readings[column.field.reading] = value;
     }

@@ -5,7 +5,7 @@
  *   timestamp, name, uuid, pci.bus_id, index, memory.total [MiB], memory.used [MiB], utilization.gpu [%]
  *   2026/07/14 09:00:44.579, NVIDIA H100 80GB HBM3, GPU-..., 00000000:00:09.0, 0, 81559 MiB, 11125 MiB, [N/A]
  */
-import type { GpuSample, MigMode, ObservationSink } from '../../model/index.js';
+import { allInDomain, clearOutOfDomain, type GpuSample, type MigMode, type ObservationSink } from '../../model/index.js';
 import type { SourceContext, SourceParser } from '../types.js';
 import { DeviceInventory, DeviceRefs } from '../lexers/text/devices.js';
 import { LocalTimestampReader } from '../lexers/text/local-time.js';
@@ -322,7 +322,7 @@ export function createGpuQueryReader(context: SourceContext, sink: ObservationSi
         warn(`line ${lineNumber}`, `no uuid, pci.bus_id or index column: every row is read as the same GPU of host ${context.host}`);
       }
     },
-    emit: (row) => {
+    emit: (row, lineNumber) => {
       const ref = refs.get(row.uuid, row.pciBusId, row.index);
       inventory.report(ref, row);
       if (!emitsSamples) return;
@@ -338,7 +338,9 @@ export function createGpuQueryReader(context: SourceContext, sink: ObservationSi
       if (complete) {
         // Every reading present, as on most rows of a full log: the object built below, as one
         // literal (one allocation instead of a shape change per property added).
-        sink.sample({ ref, time, utilizationPct, memoryUtilizationPct, memoryUsedMiB, memoryTotalMiB, powerW });
+        const sample = { ref, time, utilizationPct, memoryUtilizationPct, memoryUsedMiB, memoryTotalMiB, powerW };
+        if (!allInDomain(sample)) clearOutOfDomain(sample, (message) => warn(`line ${lineNumber}`, message));
+        sink.sample(sample);
         return;
       }
       const sample: GpuSample = { ref };
@@ -348,6 +350,7 @@ export function createGpuQueryReader(context: SourceContext, sink: ObservationSi
       if (!Number.isNaN(memoryUsedMiB)) sample.memoryUsedMiB = memoryUsedMiB;
       if (!Number.isNaN(memoryTotalMiB)) sample.memoryTotalMiB = memoryTotalMiB;
       if (powerW !== undefined) sample.powerW = powerW;
+      if (!allInDomain(sample)) clearOutOfDomain(sample, (message) => warn(`line ${lineNumber}`, message));
       sink.sample(sample);
     },
   }, warn);

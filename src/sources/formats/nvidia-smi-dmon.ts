@@ -7,7 +7,7 @@
  *
  * Without `-o DT` the rows carry no time, so their samples are point values.
  */
-import type { GpuSample } from '../../model/index.js';
+import { allInDomain, clearOutOfDomain, type GpuSample } from '../../model/index.js';
 import type { SourceParser } from '../types.js';
 import { DeviceInventory, DeviceRefs } from '../lexers/text/devices.js';
 import { leadingLines } from '../lexers/text/lines.js';
@@ -49,6 +49,7 @@ const readTable: ReadTable = async (chunks, context, sink, warnings, header) => 
       applyMetrics(table, metrics, sample, lineNumber, warn);
       records += 1;
       inventory.report(ref);
+      if (!allInDomain(sample)) clearOutOfDomain(sample, (message) => warn(`line ${lineNumber}`, message));
       sink.sample(sample);
     },
   });

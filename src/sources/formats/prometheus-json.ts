@@ -41,7 +41,7 @@ import type { PodLabels, SeriesDevice } from '../dcgm/labels.js';
 import { DcgmDevices } from '../dcgm/devices.js';
 import { emptyReadings, mergeDeviceLabels, recordSeries, sendReadings } from '../dcgm/scrape.js';
 import type { DeviceReadings } from '../dcgm/scrape.js';
-import { readDcgmValue } from '../dcgm/values.js';
+import { dcgmValueProblem, readDcgmValue } from '../dcgm/values.js';
 import { JsonElementSplitter, JsonSplitError, jsonEndLocation, pieceSyntaxError, positionText } from '../../support/index.js';
 import { WarningLimiter } from '../lexers/text/warnings.js';
 import type { Warn } from '../lexers/text/warnings.js';
@@ -771,7 +771,7 @@ class AnswerReader implements ElementReader {
         continue;
       }
       this.points += 1;
-      if (oddPoint !== undefined) warn(location, `${name} value "${oddPoint.notReading}" is not a reading of this field; left out`);
+      if (oddPoint !== undefined) warn(location, `${name} value "${oddPoint.notReading}" ${dcgmValueProblem(oddPoint.notReading, field!)}`);
       const time = times[position]!;
       const value = values[position]!;
       let entry = byTime.get(time);

@@ -22,6 +22,14 @@ describe('scanExpositionLine', () => {
     expect(reasonOf(`m ${'9'.repeat(40)}.${'9'.repeat(40)}`)).toMatch(/81 characters, more than 64/u);
   });
 
+  it('refuses a series with a label value past 4,096 characters or more than 256 labels, and reads one at either cap', () => {
+    expect(reasonOf(`m{gpu="0",pod="${'p'.repeat(4_097)}"} 1`)).toBe('label pod has a value of 4097 characters (at most 4096 are read)');
+    expect(sampleOf(`m{pod="${'p'.repeat(4_096)}"} 1`).labels.get('pod')).toHaveLength(4_096);
+    const labels = (count: number): string => Array.from({ length: count }, (_, at) => `l${at}="v"`).join(',');
+    expect(reasonOf(`m{${labels(257)}} 1`)).toBe('more than 256 labels');
+    expect(sampleOf(`m{${labels(256)}} 1`).labels.size).toBe(256);
+  });
+
   it('reads a dcgm-exporter line: name, labels by name, value', () => {
     const sample = sampleOf('DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-6d5c0ac5",modelName="Tesla T4"} 91');
     expect(sample).toEqual({

@@ -72,11 +72,20 @@ describe('readDcgmValue', () => {
   it('reads every plain decimal as Number() does, leading zeros and long digit runs included', () => {
     const digits = fc.stringMatching(/^[0-9]{1,20}$/);
     const plain = fc.oneof(digits, fc.tuple(digits, fc.stringMatching(/^[0-9]{0,12}$/)).map(([whole, fraction]) => `${whole}.${fraction}`));
-    const used = field('DCGM_FI_DEV_FB_USED');
+    // Power has no upper bound (model/sample-domains.ts), so every number reads back.
+    const power = field('DCGM_FI_DEV_POWER_USAGE');
     fc.assert(fc.property(plain, (text) => {
       const expected = Number(text);
-      expect(readDcgmValue(text, used)).toBe(isDcgmBlank(expected, used.valueType) ? undefined : expected);
+      expect(readDcgmValue(text, power)).toBe(isDcgmBlank(expected, power.valueType) ? undefined : expected);
     }));
+  });
+
+  it('reads a value outside its reading\'s domain as NaN (the caller warns), and NVML\'s 4294967295 as no value', () => {
+    expect(readDcgmValue('100', field('DCGM_FI_DEV_GPU_UTIL'))).toBe(100);
+    expect(readDcgmValue('101', field('DCGM_FI_DEV_GPU_UTIL'))).toBeNaN();
+    expect(readDcgmValue('1.01', field('DCGM_FI_PROF_SM_ACTIVE'))).toBeNaN();
+    expect(readDcgmValue('4294967295', field('DCGM_FI_DEV_GPU_UTIL'))).toBeUndefined();
+    expect(readDcgmValue(String(2 ** 31 + 1), field('DCGM_FI_DEV_FB_USED'))).toBeNaN();
   });
 
   it('reads exponents as federation prints them', () => {

@@ -233,7 +233,22 @@ describe('dcgm-exporter parse', () => {
   it('warns about a value a field cannot hold and keeps the other fields', async () => {
     const { sink } = await parseWith(dcgmExporter, `DCGM_FI_DEV_GPU_UTIL{${GPU_A}} -4\nDCGM_FI_DEV_FB_USED{${GPU_A}} 10\n`);
     expect(sink.samples).toEqual([{ ref: REF_A, memoryUsedMiB: 10 }]);
-    expect(sink.warnings).toEqual([{ location: 'line 1', message: 'DCGM_FI_DEV_GPU_UTIL value -4 is not a reading of this field; left out' }]);
+    expect(sink.warnings).toEqual([{ location: 'line 1', message: 'DCGM_FI_DEV_GPU_UTIL value -4 is outside 0-100 %; value left out' }]);
+  });
+
+  it('leaves out a ratio above 1 and a utilization above 100 with the line, and reads NVML\'s sentinel as no value', async () => {
+    const text = [
+      `DCGM_FI_DEV_GPU_UTIL{${GPU_A}} 150`,
+      `DCGM_FI_PROF_SM_ACTIVE{${GPU_A}} 1.13`,
+      `DCGM_FI_DEV_MEM_COPY_UTIL{${GPU_A}} 4294967295`,
+      `DCGM_FI_DEV_FB_USED{${GPU_A}} 10`,
+    ].join('\n');
+    const { sink } = await parseWith(dcgmExporter, `${text}\n`);
+    expect(sink.samples).toEqual([{ ref: REF_A, memoryUsedMiB: 10 }]);
+    expect(sink.warnings).toEqual([
+      { location: 'line 1', message: 'DCGM_FI_DEV_GPU_UTIL value 150 is outside 0-100 %; value left out' },
+      { location: 'line 2', message: 'DCGM_FI_PROF_SM_ACTIVE value 1.13 (113 %) is outside 0-100 %; value left out' },
+    ]);
   });
 
   it('ignores other exporters\' metrics and DCGM fields it does not read, without warnings', async () => {

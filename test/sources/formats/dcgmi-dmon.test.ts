@@ -107,6 +107,12 @@ describe('dcgmi-dmon parse', () => {
     expect(sink.warnings).toEqual([{ location: 'line 3', message: 'GPUTL value "busy" is not a reading of this field; left out' }]);
   });
 
+  it('leaves out a reading outside its domain with the line, and reads NVML\'s sentinel as no value', async () => {
+    const { sink } = await parseWith(dcgmiDmon, '#Entity   GPUTL    SMACT    FBUSD\nID\nGPU 0     150      0.5      4294967295\n');
+    expect(sink.samples).toEqual([{ ref: { host: 'file-host', index: 0 }, smActivePct: 50 }]);
+    expect(sink.warnings).toEqual([{ location: 'line 3', message: 'GPUTL value "150" is outside 0-100 %; value left out' }]);
+  });
+
   it('gives the same observations wherever the chunks are cut', async () => {
     const whole = await parseWith(dcgmiDmon, RUN);
     for (let cut = 1; cut < RUN.length; cut += 1) {

@@ -57,6 +57,19 @@ describe('nvidia-smi --query-gpu CSV', () => {
     expect(withoutUnits.devices).toEqual(withUnits.devices);
   });
 
+  it('leaves out a value outside its domain with a warning naming the line; NVML\'s 4294967295 is no value', async () => {
+    const row = (used: string, util: string): string => `2026/07/14 09:00:44.579, NVIDIA H100 80GB HBM3, ${UUID_A}, 00000000:00:09.0, 0, 81559 MiB, ${used} MiB, ${util} %, 4 %, 433.78 W`;
+    const out = await parse([HEADER, row('1000', '150'), row('1000', '-5'), row('999999', '4294967295'), row('1000', '40'), ''].join('\n'));
+    expect(out.samples.map((sample) => [sample.utilizationPct, sample.memoryUsedMiB])).toEqual([
+      [undefined, 1000], [undefined, 1000], [undefined, undefined], [40, 1000],
+    ]);
+    expect(out.warnings).toEqual([
+      { location: 'line 2', message: 'GPU utilization 150 is outside 0-100 %; value left out' },
+      { location: 'line 3', message: 'GPU utilization -5 is outside 0-100 %; value left out' },
+      { location: 'line 4', message: 'memory used 999999 is outside 0-81559 MiB, the memory total; value left out' },
+    ]);
+  });
+
   it.each([
     '[N/A]', '[Not Supported]', '[Insufficient Permissions]', '[Unknown Error]', '[Requested functionality has been deprecated]',
   ])('reads %s as no value, never as 0', async (missing) => {

@@ -83,6 +83,12 @@ describe('nvidia-smi dmon', () => {
     expect(out.warnings).toEqual([{ location: 'line 2', message: 'column fb is in GiB, expected MB; column ignored' }]);
   });
 
+  it('leaves out an sm above 100 with a warning naming the line', async () => {
+    const out = await parse('# gpu     sm\n# Idx      %\n    0    150\n    0     40\n');
+    expect(out.samples).toEqual([{ ref: GPU0, utilizationPct: undefined }, { ref: GPU0, utilizationPct: 40 }]);
+    expect(out.warnings).toEqual([{ location: 'line 3', message: 'GPU utilization 150 is outside 0-100 %; value left out' }]);
+  });
+
   it('says that -o T alone gives no timestamps', async () => {
     const out = await parse('#Time        gpu     sm\n#HH:MM:SS    Idx      %\n 13:54:35      0     50\n');
     expect(out.samples).toEqual([{ ref: GPU0, utilizationPct: 50 }]);

@@ -98,6 +98,17 @@ describe('nvidia-smi XML: values', () => {
     ]);
   });
 
+  it('leaves out a utilization above 100 and memory used above the total, warning with the GPU; NVML\'s sentinel is no value', async () => {
+    const { sink } = await parse(xmlDocument(gpu(`
+\t\t<fb_memory_usage><total>81559 MiB</total><used>999999 MiB</used></fb_memory_usage>
+\t\t<utilization><gpu_util>150 %</gpu_util><memory_util>4294967295 %</memory_util></utilization>`)));
+    expect(sink.samples).toEqual([{ ref: GPU_REF, time: Date.UTC(2023, 7, 4, 11, 44, 30), memoryTotalMiB: 81559 }]);
+    expect(sink.warnings).toEqual([
+      { location: 'document 1', message: `GPU ${BUS_ID}: GPU utilization 150 is outside 0-100 %; value left out` },
+      { location: 'document 1', message: `GPU ${BUS_ID}: memory used 999999 is outside 0-81559 MiB, the memory total; value left out` },
+    ]);
+  });
+
   it('ignores elements it does not know', async () => {
     const { sink } = await parse(xmlDocument(gpu('\t\t<future_block><x>1 zz</x></future_block>\n\t\t<utilization><gpu_util>3 %</gpu_util></utilization>')));
     expect(sink.samples[0]?.utilizationPct).toBe(3);

@@ -32,3 +32,24 @@ export function stringMapAt(parent: JsonObject | undefined, key: string): Record
   }
   return map;
 }
+
+/**
+ * The longest name Kubernetes accepts for a Pod, a Node (DNS-1123 subdomains) and a namespace
+ * (a DNS-1123 label). A longer one is no Kubernetes object's: it is not carried into a report.
+ */
+const MAX_OBJECT_NAME_CHARS = 253;
+export const MAX_NAMESPACE_CHARS = 63;
+
+/** metadata.name of a `kind` object; undefined, with a warning, when absent or longer than Kubernetes allows. */
+export function objectName(metadata: JsonObject | undefined, kind: string, warn: (message: string) => void): string | undefined {
+  const name = stringAt(metadata, 'name');
+  if (name === undefined) {
+    warn(`${kind} without metadata.name; skipped`);
+    return undefined;
+  }
+  if (name.length > MAX_OBJECT_NAME_CHARS) {
+    warn(`${kind} metadata.name of ${name.length} characters, longer than Kubernetes allows (${MAX_OBJECT_NAME_CHARS}); skipped`);
+    return undefined;
+  }
+  return name;
+}

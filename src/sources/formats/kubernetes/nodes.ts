@@ -3,7 +3,7 @@
  * (GFD, part of the NVIDIA GPU Operator and device plugin) puts on GPU nodes, and capacity.
  */
 import { isGpuResource } from '../../../model/index.js';
-import { type JsonObject, objectAt, stringAt, stringMapAt } from './json-fields.js';
+import { type JsonObject, objectAt, objectName, stringMapAt } from './json-fields.js';
 import { cpuCores, memoryMiB, parseQuantity } from './quantity.js';
 import type { NodeInfo } from '../../../model/index.js';
 import type { Warn } from './pods.js';
@@ -44,11 +44,8 @@ function gpuResources(list: JsonObject | undefined): Record<string, number> {
 /** Reads a Node object; undefined (with a warning) when it has no name. */
 export function readNode(object: JsonObject, warn: Warn): NodeInfo | undefined {
   const metadata = objectAt(object, 'metadata');
-  const name = stringAt(metadata, 'name');
-  if (name === undefined) {
-    warn('Node without metadata.name; skipped');
-    return undefined;
-  }
+  const name = objectName(metadata, 'Node', warn);
+  if (name === undefined) return undefined;
   const nodeWarn: Warn = (message) => warn(`node ${name}: ${message}`);
   const labels = stringMapAt(metadata, 'labels');
   const status = objectAt(object, 'status');

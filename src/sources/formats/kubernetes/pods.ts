@@ -3,7 +3,7 @@
  * requests, CPU and memory requests and limits per container, the owning workload, labels.
  */
 import { deviceCount, isGpuResource } from '../../../model/index.js';
-import { arrayAt, asObject, type JsonObject, objectAt, stringAt, stringMapAt } from './json-fields.js';
+import { arrayAt, asObject, type JsonObject, MAX_NAMESPACE_CHARS, objectAt, objectName, stringAt, stringMapAt } from './json-fields.js';
 import { cpuCores, memoryMiB, parseQuantity } from './quantity.js';
 import type { ContainerInfo, OwnerInfo, PodInfo, RequestAndLimit } from '../../../model/index.js';
 
@@ -109,12 +109,13 @@ export function podGpuResources(containers: readonly ContainerInfo[]): Record<st
 /** Reads a Pod object; undefined (with a warning) when it has no name. */
 export function readPod(object: JsonObject, warn: Warn): PodInfo | undefined {
   const metadata = objectAt(object, 'metadata');
-  const name = stringAt(metadata, 'name');
-  if (name === undefined) {
-    warn('Pod without metadata.name; skipped');
+  const name = objectName(metadata, 'Pod', warn);
+  if (name === undefined) return undefined;
+  const namespace = stringAt(metadata, 'namespace') ?? DEFAULT_NAMESPACE;
+  if (namespace.length > MAX_NAMESPACE_CHARS) {
+    warn(`Pod ${name}: metadata.namespace of ${namespace.length} characters, longer than Kubernetes allows (${MAX_NAMESPACE_CHARS}); skipped`);
     return undefined;
   }
-  const namespace = stringAt(metadata, 'namespace') ?? DEFAULT_NAMESPACE;
   const podWarn: Warn = (message) => warn(`pod ${namespace}/${name}: ${message}`);
   const labels = stringMapAt(metadata, 'labels');
   const spec = objectAt(object, 'spec');

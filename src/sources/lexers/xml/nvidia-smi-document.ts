@@ -5,8 +5,8 @@
  * Element names differ across drivers (reference/nvidia-smi-xml.md section 3), so each
  * figure lists the places it may be found, newest knowledge last; every element is optional.
  */
-import type {
-  DeviceInfo, DeviceRef, GpuSample, MigMode, ObservationSink, ProcessSample, ProcessType,
+import {
+  allInDomain, clearOutOfDomain, type DeviceInfo, type DeviceRef, type GpuSample, type MigMode, type ObservationSink, type ProcessSample, type ProcessType,
 } from '../../../model/index.js';
 import { parseLocalTimestamp } from '../timestamps.js';
 import type { ReadPlan } from './content-capture.js';
@@ -175,6 +175,7 @@ export class NvidiaSmiDocumentMapper {
       pcieTxKiBps: reader.number(at(['pci', 'tx_util']), QUANTITIES.pcieKiBps),
       computeProcessCount: processes?.filter(isCompute).length,
     };
+    if (!allInDomain(sample)) clearOutOfDomain(sample, (message) => reader.problem(`${label}: ${message}`));
     this.sink.sample(definedOnly(sample));
 
     for (const migDevice of children(child(gpu, 'mig_devices'), 'mig_device')) {
@@ -265,13 +266,15 @@ export class NvidiaSmiDocumentMapper {
       process.gpuInstanceId === gpuInstanceId
       && (process.computeInstanceId === undefined || computeInstanceId === undefined || process.computeInstanceId === computeInstanceId);
     // MIG devices print no utilization in XML: the sample carries memory and processes only.
-    this.sink.sample(definedOnly({
+    const sample: GpuSample = {
       ref,
       time: parent.time,
       memoryUsedMiB: reader.number(at(['fb_memory_usage', 'used']), QUANTITIES.memoryMiB),
       memoryTotalMiB,
       computeProcessCount: parent.processes?.filter((process) => isCompute(process) && inInstance(process)).length,
-    }));
+    };
+    if (!allInDomain(sample)) clearOutOfDomain(sample, (message) => reader.problem(`${parent.label}: mig_device ${gpuInstanceId}: ${message}`));
+    this.sink.sample(definedOnly(sample));
   }
 }
 

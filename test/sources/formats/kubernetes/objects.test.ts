@@ -187,6 +187,25 @@ describe('list shapes and GPU resources', () => {
   });
 });
 
+describe('names longer than Kubernetes allows', () => {
+  it('skips a Pod or Node whose name passes 253 characters, or a namespace past 63, saying so, and keeps the rest', () => {
+    const pod = (name: string, namespace = 'ml'): object => ({ kind: 'Pod', metadata: { name, namespace }, spec: { containers: [{ name: 'c' }] } });
+    const read = readKubernetesObjects(JSON.stringify({ kind: 'List', items: [
+      pod('p'.repeat(254)),
+      pod('q', 'n'.repeat(64)),
+      { kind: 'Node', metadata: { name: 'n'.repeat(100_000) } },
+      pod('p'.repeat(253)),
+    ] }), 'x');
+    expect(read.pods.map((entry) => entry.name.length)).toEqual([253]);
+    expect(read.nodes).toEqual([]);
+    expect(read.warnings).toEqual([
+      'items[0]: Pod metadata.name of 254 characters, longer than Kubernetes allows (253); skipped',
+      'items[1]: Pod q: metadata.namespace of 64 characters, longer than Kubernetes allows (63); skipped',
+      'items[2]: Node metadata.name of 100000 characters, longer than Kubernetes allows (253); skipped',
+    ]);
+  });
+});
+
 describe('inputs that are not Kubernetes objects', () => {
   it('names the line and column of a JSON syntax error where the parser gives its offset', () => {
     const error = (() => {
