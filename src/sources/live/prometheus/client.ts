@@ -13,7 +13,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { UpstreamError } from '../../../support/index.js';
 import type { PrometheusConnection } from './auth.js';
-import { type HttpAnswer, sendForm, TransportError } from './http.js';
+import { AnswerShapeError, AnswerStream } from './answer-stream.js';
+import { type BodyReceiver, type HttpAnswer, sendForm, TransportError } from './http.js';
 
 export interface ClientOptions {
   timeoutMs: number;
@@ -142,6 +143,11 @@ function seriesOf(entry: unknown): RangeSeries {
   return { labels: labelsOf(isObject(entry) ? entry.metric : undefined), points };
 }
 
+function sampleOf(entry: unknown): InstantSample {
+  const value = isObject(entry) && Array.isArray(entry.value) ? sampleValue(entry.value[1]) : Number.NaN;
+  return { labels: labelsOf(isObject(entry) ? entry.metric : undefined), value };
+}
+
 /** The build-info request is a courtesy: a short deadline, a small answer. */
 const BUILD_INFO_TIMEOUT_MS = 10_000;
 const BUILD_INFO_MAX_BYTES = 64 * 1024;
@@ -212,11 +218,8 @@ export class PrometheusClient {
    * start of the samples it reads (`timeMs` minus its range), for naming a partial answer.
    */
   async instant(expression: string, timeMs: number, coversFromMs = timeMs): Promise<InstantSample[]> {
-    const data = await this.call('/api/v1/query', { query: expression, time: String(timeMs / 1000) }, 'POST', { fromMs: coversFromMs, toMs: timeMs });
-    return this.resultOf(data, 'vector', '/api/v1/query').map((entry) => {
-      const value = isObject(entry) && Array.isArray(entry.value) ? sampleValue(entry.value[1]) : Number.NaN;
-      return { labels: labelsOf(isObject(entry) ? entry.metric : undefined), value };
-    });
+    const data = await this.call('/api/v1/query', { query: expression, time: String(timeMs / 1000) }, 'POST', { fromMs: coversFromMs, toMs: timeMs }, sampleOf);
+    return this.resultOf(data, 'vector', '/api/v1/query') as InstantSample[];
   }
 
   /**
@@ -224,16 +227,16 @@ export class PrometheusClient {
    * the range, as the server stored them. `coversFromMs` as for instant().
    */
   async rawSamples(expression: string, timeMs: number, coversFromMs: number): Promise<RangeSeries[]> {
-    const data = await this.call('/api/v1/query', { query: expression, time: String(timeMs / 1000) }, 'POST', { fromMs: coversFromMs, toMs: timeMs });
-    return this.resultOf(data, 'matrix', '/api/v1/query').map((entry) => seriesOf(entry));
+    const data = await this.call('/api/v1/query', { query: expression, time: String(timeMs / 1000) }, 'POST', { fromMs: coversFromMs, toMs: timeMs }, seriesOf);
+    return this.resultOf(data, 'matrix', '/api/v1/query') as RangeSeries[];
   }
 
   /** `/api/v1/query_range` from `startMs` to `endMs` every `stepSeconds`; `coversFromMs` as for instant(). */
   async range(expression: string, startMs: number, endMs: number, stepSeconds: number, coversFromMs = startMs): Promise<RangeSeries[]> {
     const data = await this.call('/api/v1/query_range', {
       query: expression, start: String(startMs / 1000), end: String(endMs / 1000), step: String(stepSeconds),
-    }, 'POST', { fromMs: coversFromMs, toMs: endMs });
-    return this.resultOf(data, 'matrix', '/api/v1/query_range').map((entry) => seriesOf(entry));
+    }, 'POST', { fromMs: coversFromMs, toMs: endMs }, seriesOf);
+    return this.resultOf(data, 'matrix', '/api/v1/query_range') as RangeSeries[];
   }
 
   /**
@@ -278,16 +281,22 @@ export class PrometheusClient {
     return data.result;
   }
 
-  private call(path: string, fields: Record<string, string>, method: 'GET' | 'POST', covers: Omit<PartialAnswer, 'warning'>): Promise<unknown> {
+  /**
+   * The answer's `data`. With `convert`, a successful answer is read as it arrives (AnswerStream)
+   * and `data.result` holds each element converted, never the answer's text or parse tree.
+   */
+  private call(path: string, fields: Record<string, string>, method: 'GET' | 'POST', covers: Omit<PartialAnswer, 'warning'>, convert?: (entry: unknown) => unknown): Promise<unknown> {
     return this.gate.run(async () => {
-      const data = await this.callWithRetries(method, path, new URLSearchParams(fields), covers);
+      const data = await this.callWithRetries(method, path, new URLSearchParams(fields), covers, convert);
       this.stats.queries += 1;
       this.options.onQueryDone?.(this.stats);
       return data;
     });
   }
 
-  private async callWithRetries(method: 'GET' | 'POST', path: string, form: URLSearchParams, covers: Omit<PartialAnswer, 'warning'>): Promise<unknown> {
+  private async callWithRetries(
+    method: 'GET' | 'POST', path: string, form: URLSearchParams, covers: Omit<PartialAnswer, 'warning'>, convert: ((entry: unknown) => unknown) | undefined,
+  ): Promise<unknown> {
     const { maxAttempts, backoffBaseMs, backoffMaxMs, retryAfterMaxMs } = this.options;
     const { signal } = this.cancel;
     const sleep = this.options.sleep ?? ((ms: number) => delay(ms, undefined, { signal }));
@@ -299,10 +308,14 @@ export class PrometheusClient {
       if (attempt > 1) this.stats.retries += 1;
       this.stats.attempts += 1;
       let answer: HttpAnswer;
+      // Each attempt reads its answer afresh: what a broken one gave is dropped with it.
+      const stream = convert === undefined ? undefined : new AnswerStream(convert);
+      const receiver: BodyReceiver | undefined = stream === undefined ? undefined : (status) => (status >= 200 && status < 300 ? (text) => stream.write(text) : undefined);
       try {
-        answer = await sendForm(this.connection, method, path, form, this.options.timeoutMs, signal, this.options.maxAnswerBytes);
+        answer = await sendForm(this.connection, method, path, form, this.options.timeoutMs, signal, this.options.maxAnswerBytes, receiver);
       } catch (error) {
         if (signal.aborted) throw new UpstreamError('cancelled: another query failed', { endpoint: this.endpoint(path) });
+        if (error instanceof AnswerShapeError) throw this.malformed(path, error.why);
         if (!(error instanceof TransportError)) throw error;
         if (error.final) throw new UpstreamError(error.message, { endpoint: this.endpoint(path), cause: error });
         lastFailure = error.message;
@@ -323,7 +336,7 @@ export class PrometheusClient {
         }
         continue;
       }
-      return this.dataOf(path, answer, covers);
+      return this.dataOf(path, answer, covers, stream);
     }
     throw new UpstreamError(`no answer after ${maxAttempts} attempts: ${lastFailure}`, {
       endpoint: this.endpoint(path), ...(lastStatus === undefined ? {} : { status: lastStatus }),
@@ -332,7 +345,7 @@ export class PrometheusClient {
 
   private countBytes(answer: HttpAnswer): void {
     this.stats.wireBytes += answer.wireBytes;
-    this.stats.jsonBytes += Buffer.byteLength(answer.body);
+    this.stats.jsonBytes += answer.textBytes;
   }
 
   /** `: <error>` from an API error body, or '' when the body is not one. */
@@ -346,12 +359,14 @@ export class PrometheusClient {
     return '';
   }
 
-  private dataOf(path: string, answer: HttpAnswer, covers: Omit<PartialAnswer, 'warning'>): unknown {
+  private dataOf(path: string, answer: HttpAnswer, covers: Omit<PartialAnswer, 'warning'>, stream: AnswerStream<unknown> | undefined): unknown {
     let document: unknown;
+    const streamed = stream !== undefined && answer.status >= 200 && answer.status < 300;
     try {
-      document = JSON.parse(answer.body);
-    } catch {
-      throw this.malformed(path, `${answer.body.length} bytes that are not JSON`, answer.status);
+      document = streamed ? stream.end() : JSON.parse(answer.body);
+    } catch (error) {
+      if (error instanceof AnswerShapeError) throw this.malformed(path, error.why, answer.status);
+      throw this.malformed(path, `${answer.textBytes} bytes that are not JSON`, answer.status);
     }
     if (!isObject(document) || typeof document.status !== 'string') throw this.malformed(path, 'no "status"', answer.status);
     if (Array.isArray(document.warnings)) {

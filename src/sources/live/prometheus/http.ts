@@ -1,14 +1,17 @@
 /**
  * One HTTP exchange with the Prometheus server: POST a form (queries can be long: POST keeps
  * them out of URL length limits) or GET with the form as the query string (endpoints that
- * only take GET, such as label values in Prometheus 2.42), read the whole body, with a
- * deadline on the whole exchange. gzip is asked for (Prometheus compresses its API answers):
- * `wireBytes` is what crossed the network, `body` the decoded text.
+ * only take GET, such as label values in Prometheus 2.42), with a deadline on the whole
+ * exchange. gzip is asked for (Prometheus compresses its API answers): `wireBytes` is what
+ * crossed the network, `textBytes` the decoded text. The body is read whole into `body`, or,
+ * where the caller gives a receiver for the answer's status, handed to it piece by piece as it
+ * is decoded and never held (`body` is then empty).
  */
 import buffer from 'node:buffer';
 import http from 'node:http';
 import https from 'node:https';
-import { gunzip } from 'node:zlib';
+import { StringDecoder } from 'node:string_decoder';
+import { createGunzip, gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { PrometheusConnection } from './auth.js';
 
@@ -19,7 +22,15 @@ export interface HttpAnswer {
   headers: http.IncomingHttpHeaders;
   body: string;
   wireBytes: number;
+  textBytes: number;
 }
+
+/**
+ * Whether to stream the body of an answer of `status`, and where to: a function given each
+ * decoded piece (an error it throws ends the exchange with that error, not a TransportError),
+ * or undefined to have the body read whole.
+ */
+export type BodyReceiver = (status: number) => ((text: string) => void) | undefined;
 
 /**
  * A failure below HTTP (refused, reset, DNS, deadline, truncated body): worth another try,
@@ -68,6 +79,7 @@ function tooLarge(maxBytes: number): TransportError {
  */
 export async function sendForm(
   connection: PrometheusConnection, method: 'GET' | 'POST', path: string, form: URLSearchParams, timeoutMs: number, signal?: AbortSignal, maxBytes = Number.MAX_SAFE_INTEGER,
+  receiver?: BodyReceiver,
 ): Promise<HttpAnswer> {
   const url = new URL(connection.baseUrl.pathname.replace(/\/+$/, '') + path, connection.baseUrl);
   if (method === 'GET') url.search = form.toString();
@@ -94,12 +106,22 @@ export async function sendForm(
     const deadline = setTimeout(() => {
       request.destroy(new TransportError(`no complete answer within ${timeoutMs / 1000} s`, 'TIMEOUT'));
     }, timeoutMs);
+    let settled = false;
     const fail = (error: Error): void => {
       clearTimeout(deadline);
-      reject(transportError(error));
+      if (settled) return;
+      settled = true;
+      reject(receiverErrors.has(error) ? error : transportError(error));
     };
+    /** Errors the receiver threw: the caller's own, passed on as they are. */
+    const receiverErrors = new WeakSet<Error>();
     request.on('error', fail);
     request.on('response', (response) => {
+      const receive = receiver?.(response.statusCode ?? 0);
+      if (receive !== undefined) {
+        streamBody(response, receive);
+        return;
+      }
       const parts: Buffer[] = [];
       let wireBytes = 0;
       response.on('data', (part: Buffer) => {
@@ -118,12 +140,75 @@ export async function sendForm(
         decoded.then(
           (body) => {
             clearTimeout(deadline);
-            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: body.toString('utf8'), wireBytes });
+            settled = true;
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: body.toString('utf8'), wireBytes, textBytes: body.length });
           },
           (error: Error & { code?: string }) => fail(error.code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge(maxBytes) : new TransportError(`the gzip answer is corrupt: ${error.message}`, 'BAD_GZIP')),
         );
       });
     });
+    /** The body decoded as it arrives, each piece handed to `receive`; bytes and text counted against `maxBytes`. */
+    function streamBody(response: http.IncomingMessage, receive: (text: string) => void): void {
+      let wireBytes = 0;
+      let textBytes = 0;
+      const decoder = new StringDecoder('utf8');
+      const gzipped = response.headers['content-encoding'] === 'gzip';
+      const gunzipper = gzipped ? createGunzip() : undefined;
+      /** Set once the exchange is dropped: pieces still on their way are not handed over. */
+      let stopped = false;
+      const stop = (error: Error): void => {
+        stopped = true;
+        gunzipper?.destroy();
+        // Settled here: once the response has ended, destroying the request emits nothing.
+        fail(error);
+        request.destroy();
+      };
+      const deliver = (text: string): void => {
+        if (stopped || settled || text === '') return;
+        try {
+          receive(text);
+        } catch (error) {
+          const failure = error instanceof Error ? error : new Error(String(error));
+          receiverErrors.add(failure);
+          stop(failure);
+        }
+      };
+      const decoded = (part: Buffer): void => {
+        textBytes += part.length;
+        if (textBytes > maxBytes) {
+          stop(tooLarge(maxBytes));
+          return;
+        }
+        deliver(decoder.write(part));
+      };
+      const finish = (): void => {
+        deliver(decoder.end());
+        if (stopped || settled) return;
+        clearTimeout(deadline);
+        settled = true;
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: '', wireBytes, textBytes });
+      };
+      response.on('data', (part: Buffer) => {
+        if (stopped) return;
+        wireBytes += part.length;
+        if (wireBytes > maxBytes) {
+          stop(tooLarge(maxBytes));
+          return;
+        }
+        if (gunzipper === undefined) decoded(part);
+        else gunzipper.write(part);
+      });
+      response.on('error', fail);
+      if (gunzipper === undefined) {
+        response.on('end', finish);
+        return;
+      }
+      gunzipper.on('data', decoded);
+      gunzipper.on('error', (error: Error) => fail(new TransportError(`the gzip answer is corrupt: ${error.message}`, 'BAD_GZIP')));
+      gunzipper.on('end', finish);
+      response.on('end', () => gunzipper.end());
+    }
+
     request.end(method === 'POST' ? payload : undefined);
   });
 }

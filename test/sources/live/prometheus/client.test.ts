@@ -397,3 +397,74 @@ describe('engineOf: the engine a build-info answer names', () => {
     expect(engineOf({ headers: {}, body: '<html>404</html>' })).toBeUndefined();
   });
 });
+
+describe('answers read as they arrive', () => {
+  /** A range answer of `count` series of `points` points each. */
+  const matrix = (count: number, points: number): unknown => ({
+    status: 'success',
+    data: {
+      resultType: 'matrix',
+      result: Array.from({ length: count }, (_, series) => ({
+        metric: { UUID: `GPU-${series}`, Hostname: 'h' },
+        values: Array.from({ length: points }, (__, point) => [1_793_664_000 + point * 60, String((series * points + point) % 101)]),
+      })),
+    },
+  });
+  const expected = (count: number, points: number): unknown[] => Array.from({ length: count }, (_, series) => ({
+    labels: { UUID: `GPU-${series}`, Hostname: 'h' },
+    points: Array.from({ length: points }, (__, point) => [1_793_664_000 + point * 60, (series * points + point) % 101]),
+  }));
+  /** Sends `text` in pieces of `size` bytes, each written on its own turn of the event loop. */
+  const inPieces = (text: string | Buffer, size: number, headers: Record<string, string> = {}): Answer => (response) => {
+    const bytes = Buffer.from(text);
+    response.writeHead(200, { 'Content-Type': 'application/json', ...headers });
+    let at = 0;
+    const next = (): void => {
+      if (at >= bytes.length) {
+        response.end();
+        return;
+      }
+      response.write(bytes.subarray(at, at + size));
+      at += size;
+      setImmediate(next);
+    };
+    next();
+  };
+
+  it('reads a range answer sent in small pieces, plain or gzip, as one sent whole', async () => {
+    const text = JSON.stringify(matrix(200, 30));
+    for (const answer of [inPieces(text, 997), inPieces(gzipSync(text), 501, { 'Content-Encoding': 'gzip' })]) {
+      const server = await scriptedServer([answer]);
+      const prometheus = client(server.url);
+      expect(await prometheus.range('q', 0, 60_000, 60)).toEqual(expected(200, 30));
+      expect(prometheus.stats.jsonBytes).toBe(Buffer.byteLength(text));
+    }
+  });
+
+  it('keeps only the series of the attempt that completed when a body is cut short mid-series', async () => {
+    const text = JSON.stringify(matrix(50, 10));
+    const cut: Answer = (response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(text.length) });
+      response.write(text.slice(0, Math.floor(text.length * 0.6)));
+      setImmediate(() => response.destroy());
+    };
+    const server = await scriptedServer([cut, json(200, matrix(50, 10))]);
+    const prometheus = client(server.url);
+    expect(await prometheus.range('q', 0, 60_000, 60)).toEqual(expected(50, 10));
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('names the series that is not JSON, and does not ask again', async () => {
+    const text = JSON.stringify(matrix(2, 1)).replace('"values":[[1793664000,"1"]]', '"values":[[1793664000,"1"]x]');
+    const server = await scriptedServer([inPieces(text, 64)]);
+    const error = await upstreamError(client(server.url).range('q', 0, 60_000, 60));
+    expect(error.message).toMatch(/^not a Prometheus API answer \(not valid JSON at line 1, column \d+ \(data\.result\[1\]\): /u);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('still reads an error answer whole, for the engine\'s message', async () => {
+    const server = await scriptedServer([json(422, { status: 'error', errorType: 'execution', error: 'query processing would load too many samples into memory in query execution' })]);
+    const error = await upstreamError(client(server.url).range('q', 0, 60_000, 60));
+    expect(error).toBeInstanceOf(QueryLimitError);
+  });
+});
