@@ -368,7 +368,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
       warnings.push({ source: this.processCpuOverflowSource ?? '', message: `more than ${MAX_PROCESS_SERIES} processes in GPU process trees; ${this.processCpuTable!.droppedReadings} readings of the others were not kept` });
     }
     for (const [source, fields] of this.outOfDomainSeen) {
-      for (const [field, seen] of fields) warnings.push({ source, message: outOfDomainMessage(field, seen) });
+      for (const [field, seen] of fields) warnings.push({ source, message: leftOutMessage(field, seen) });
     }
     const processCpu = this.processCpuTable?.trees();
     const served = this.servingTable === undefined ? undefined : this.servingFigures(warnings);
@@ -603,7 +603,7 @@ class StreamingFleetAnalyzer implements FleetAnalyzer {
   }
 }
 
-function outOfDomainMessage(field: DomainField, seen: { count: number; first: number }): string {
+function leftOutMessage(field: DomainField, seen: { count: number; first: number }): string {
   const { words } = SAMPLE_DOMAINS[field];
   const range = field === 'memoryUsedMiB' ? '0 to the memory total' : SAMPLE_DOMAINS[field].range;
   return `left out ${seen.count} ${words} reading${seen.count === 1 ? '' : 's'} outside ${range} (the first: ${seen.first}): no value, not a figure`;

@@ -26,6 +26,7 @@ interface Domain {
   max: number;
   /** The domain as a message says it. */
   range: string;
+  /** The figure's unit, for a message that converts a source's value (a DCGM ratio) into it. */
   unit: string;
 }
 
