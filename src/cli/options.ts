@@ -7,7 +7,7 @@ import { TABLE_COLUMNS } from './io.js';
 import { OUTPUT_FORMATS, usualExtensions } from '../render/index.js';
 import { DEFAULT_IDLE_THRESHOLD_PCT, PRICING_MODELS, PROVIDERS } from '../model/index.js';
 import { isValidTimeZone, localTimeZone } from '../sources/index.js';
-import { DEFAULT_QUERY_BUDGETS, parseDurationSeconds } from '../sources/index.js';
+import { DEFAULT_QUERY_BUDGETS, INPUT_LIMIT_ROWS, parseDurationSeconds, parseInputLimit, type InputLimits } from '../sources/index.js';
 
 
 // Declared once, in the config schema, so gpu-audit.yaml and the flags accept the same values.
@@ -78,7 +78,17 @@ export function addAnalysisOptions(command: Command): Command {
     .addOption(new Option('--pricing <model>', 'pricing model in force').choices(PRICING_MODELS).default('on-demand'))
     .addOption(new Option('--instance-type <type>', 'instance type of the audited hosts (else inferred from GPU model and count)'))
     .addOption(new Option('--keep-going', 'audit the readable inputs when some are broken; still exits 2'))
+    .addOption(new Option('--input-limit <name=n>', `move a cap on what is read: ${INPUT_LIMIT_ROWS.map((row) => `${row.name} (${row.counts}, ${row.default})`).join('; ')}; repeatable`).argParser(inputLimit))
     .addOption(new Option('--config <file>', 'gpu-audit.yaml to use (default: gpu-audit.yaml, gpu-audit.yml or .gpu-audit.yaml here or in the nearest parent); flags win over it'));
+}
+
+/** One --input-limit NAME=N over those before it. */
+function inputLimit(value: string, previous: Partial<InputLimits> | undefined): Partial<InputLimits> {
+  try {
+    return parseInputLimit(value, previous);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 function positiveInteger(value: string): number {

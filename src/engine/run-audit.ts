@@ -33,9 +33,11 @@ import {
   mergeInventories,
   readFiles,
   readKubernetesInputs,
+  inputLimitsOf,
   readPrometheus,
   resolveInputs,
   STDIN_REF,
+  type InputLimits,
   type KubectlOptions,
   type ParsePerformance,
   type PrometheusSourceOptions,
@@ -67,6 +69,8 @@ export interface AuditOptions {
   idleThresholdPct: number;
   /** Audit the readable inputs when some cannot be read; the failures are returned. */
   keepGoing: boolean;
+  /** --input-limit: caps on labels, series, files (sources/input-limits.ts); defaults where absent. */
+  inputLimits?: Partial<InputLimits>;
   provider?: Provider;
   region?: string;
   pricing: PricingModel;
@@ -145,7 +149,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditResult> {
 const nowMsOf = (options: AuditOptions): number => (options.now?.() ?? new Date()).getTime();
 
 async function readFileInputs(options: AuditOptions): Promise<ReadProfile> {
-  const inputs = await resolveInputs(options.inputs, options.inputRefs);
+  const inputs = await resolveInputs(options.inputs, options.inputRefs, inputLimitsOf(options.inputLimits).filesPerRun);
   if (inputs.length === 0) throw new InputError('no input given: name files, directories, globs or - for stdin');
   // Samples stamped after the audit's now (a clock set ahead) are dropped with a warning.
   const analyzer = createFleetAnalyzer({ idleThresholdPct: options.idleThresholdPct, timeZone: options.timeZone, nowMs: nowMsOf(options) });
@@ -165,6 +169,7 @@ async function readLive(options: AuditOptions, prometheus: NonNullable<AuditOpti
   let servingReadings = 0;
   const read = await readPrometheus({
     ...prometheus, idleThresholdPct: options.idleThresholdPct, nowMs: nowMsOf(options),
+    ...(options.inputLimits === undefined ? {} : { inputLimits: options.inputLimits }),
     onServing: (reading) => {
       servers.add(reading);
       servingReadings += 1;

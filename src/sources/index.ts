@@ -6,6 +6,7 @@ export type { ParseResult, SourceContext, SourceParser } from './types.js';
 export { sourceParsers } from './registry.js';
 export { detectParser, requireParser } from './detect.js';
 export { resolveInputs, openInput, rereadOf, hostForInput, HEAD_CHARS, STDIN_REF, type InputRef, type OpenedInput } from './inputs.js';
+export { DEFAULT_INPUT_LIMITS, INPUT_LIMIT_ROWS, inputLimitsOf, parseInputLimit, type InputLimitRow, type InputLimits } from './input-limits.js';
 export { readFiles, LARGE_READ_BYTES, type FilesRead, type ReadFilesOptions, type SourceSink } from './read-files.js';
 export type { ParsePerformance } from './parallel/read-source.js';
 export { isValidTimeZone, localTimeZone } from './lexers/timestamps.js';

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import { InputError } from '../support/index.js';
+import { DEFAULT_INPUT_LIMITS, limitHint } from './input-limits.js';
 import { bundleAuditFiles, bundleManifestOfFile, readBundleManifest } from './bundle.js';
 
 export interface InputRef {
@@ -30,7 +31,7 @@ export const STDIN_REF = '-';
  * `refs` names a file argument otherwise than as given (the bundled demo's files: `demo/<file>`,
  * not the install's path).
  */
-export async function resolveInputs(args: string[], refs: Readonly<Record<string, string>> = {}): Promise<InputRef[]> {
+export async function resolveInputs(args: string[], refs: Readonly<Record<string, string>> = {}, maxFiles = DEFAULT_INPUT_LIMITS.filesPerRun): Promise<InputRef[]> {
   const inputs: InputRef[] = [];
   const seen = new Set<string>();
   /** A directory named that holds no file: the reason when nothing at all is found. */
@@ -38,6 +39,9 @@ export async function resolveInputs(args: string[], refs: Readonly<Record<string
   const add = (input: InputRef): void => {
     const key = input.path === undefined ? STDIN_REF : path.resolve(input.path);
     if (seen.has(key)) return;
+    if (inputs.length === maxFiles) {
+      throw new InputError(`more than ${maxFiles} input files (directories and globs expanded); nothing was read: audit fewer at once, or read more with ${limitHint('filesPerRun')}`, { file: input.ref });
+    }
     seen.add(key);
     inputs.push(input);
   };
@@ -55,9 +59,12 @@ export async function resolveInputs(args: string[], refs: Readonly<Record<string
         for (const file of bundleAuditFiles(arg, bundle)) add({ ref: file, path: file, discovered: false, bundleHost: bundle.host });
         continue;
       }
-      const files = await walk(arg);
-      if (files.length === 0) emptyDirectory ??= arg;
-      for (const file of files) add({ ref: file, path: file, discovered: true });
+      let found = 0;
+      await walk(arg, (file) => {
+        found += 1;
+        add({ ref: file, path: file, discovered: true });
+      });
+      if (found === 0) emptyDirectory ??= arg;
     } else if (info?.isFile()) {
       const bundle = await bundleManifestOfFile(arg);
       const ref = Object.hasOwn(refs, arg) ? refs[arg]! : arg;
@@ -82,27 +89,26 @@ export async function resolveInputs(args: string[], refs: Readonly<Record<string
 }
 
 /**
- * The files under `directory`, in name order. Symbolic links are followed (log directories are
+ * Calls `onFile` for each file under `directory`, in name order, as it is found (so that the
+ * files cap stops a walk of a huge tree early). Symbolic links are followed (log directories are
  * often links into rotated or mounted files); a link to a directory already on the way down is
  * not entered again, and a broken link is skipped.
  */
-async function walk(directory: string, ancestors: ReadonlySet<string> = new Set()): Promise<string[]> {
+async function walk(directory: string, onFile: (file: string) => void, ancestors: ReadonlySet<string> = new Set()): Promise<void> {
   const entries = await readdir(directory, { withFileTypes: true }).catch((error: unknown) => {
     throw new InputError(`cannot read directory (${errorCode(error)})`, { file: directory, cause: error });
   });
   const real = await realpath(directory).catch(() => directory);
   const above = new Set(ancestors).add(real);
-  const files: string[] = [];
   // Code-point order: the same on every machine, whatever its locale.
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (entry.name.startsWith('.')) continue;
     const full = path.join(directory, entry.name);
     const target = entry.isSymbolicLink() ? await stat(full).catch(() => undefined) : entry;
     if (target?.isDirectory() === true) {
-      if (!above.has(await realpath(full).catch(() => full))) files.push(...(await walk(full, above)));
-    } else if (target?.isFile() === true) files.push(full);
+      if (!above.has(await realpath(full).catch(() => full))) await walk(full, onFile, above);
+    } else if (target?.isFile() === true) onFile(full);
   }
-  return files;
 }
 
 /** The errno code of a failed read (`ENOENT`), for messages. */

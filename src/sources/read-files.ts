@@ -12,6 +12,7 @@ import { HEAD_CHARS, hostForInput, openInput, type InputRef, type OpenedInput } 
 import { parseSource, type ParsePerformance } from './parallel/read-source.js';
 import { PARSE_WORKER_MIN_BYTES } from './parallel/policy.js';
 import { withWarnings } from './sink-with-warnings.js';
+import { inputLimitsOf, type InputLimits } from './input-limits.js';
 
 /** A sink told where each input starts (the fleet analyzer names warnings by source). */
 export type SourceSink = ObservationSink & { beginSource(ref: string): void };
@@ -21,6 +22,8 @@ export interface ReadFilesOptions {
   host?: string;
   timeZone: string;
   keepGoing: boolean;
+  /** --input-limit: caps the parsers apply (input-limits.ts); defaults where absent. */
+  inputLimits?: Partial<InputLimits>;
   stdin?: NodeJS.ReadableStream;
   /** Called as each input starts, for progress display. */
   onInput?: (ref: string, index: number, total: number) => void;
@@ -99,7 +102,7 @@ async function readInput(input: InputRef, opened: OpenedInput, sink: SourceSink,
       if (warnings.length < MAX_WARNINGS_PER_SOURCE) warnings.push(`${warning.location}: ${warning.message}`);
     });
     sink.beginSource(input.ref);
-    const context = { ref: input.ref, host: hostForInput(input, options.host), timeZone: options.timeZone };
+    const context = { ref: input.ref, host: hostForInput(input, options.host), timeZone: options.timeZone, limits: inputLimitsOf(options.inputLimits) };
     const result = await parseSource(input, opened, parser, context, sourceSink, options.performance);
     if (warningCount > warnings.length) warnings.push(`… and ${warningCount - warnings.length} more warnings`);
     return { ref: input.ref, format: parser.format, records: result.records, warnings };

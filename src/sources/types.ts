@@ -1,4 +1,5 @@
 import type { ObservationSink, SourceWarning } from '../model/index.js';
+import type { InputLimits } from './input-limits.js';
 
 /** Everything a parser needs to know about the input besides its bytes. */
 export interface SourceContext {
@@ -8,6 +9,8 @@ export interface SourceContext {
   host: string;
   /** IANA time zone in which timestamps without a zone are read. */
   timeZone: string;
+  /** The caps of --input-limit; absent: the defaults (input-limits.ts). */
+  limits?: InputLimits;
   /**
    * The input's text again from its start, for a parser that reads it twice (prometheus-json.ts);
    * absent where it can be read once (standard input). Not sent to a worker: each thread makes its own.

@@ -152,6 +152,20 @@ describe('bad input ends in one line naming the file, and exit code 2', () => {
     expect(quiet.stderr.split('\n').filter((line) => line !== '')).toHaveLength(1);
   });
 
+  it('--input-limit moves a cap: past it the run is refused with exit 2 and the flag that reads more; a bad one is a usage error', () => {
+    const directory = corpusPath('nvidia-smi-xml');
+    const refused = runBuiltCli(['audit', directory, '--input-limit', 'files=2', '--format', 'json']);
+    expect(refused.status).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/: more than 2 input files \(directories and globs expanded\); nothing was read: audit fewer at once, or read more with --input-limit files=N\n$/u);
+    const good = corpusPath('nvidia-smi-xml', 'telegraf-tesla-t4.xml');
+    expect(runBuiltCli(['audit', good, '--input-limit', 'files=1', '--input-limit', 'labels=8', '--format', 'json']).status).toBe(0);
+    const usage = runBuiltCli(['audit', good, '--input-limit', 'lines=5']);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toContain('expected NAME=N with N a whole number of at least 1 and NAME one of labels, label-chars, series, files');
+  });
+
   it('a usage error exits 2', () => {
     const run = runBuiltCli(['audit', '--format', 'pdf', '--demo']);
     expect(run.status).toBe(2);

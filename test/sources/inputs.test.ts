@@ -69,6 +69,17 @@ describe('resolveInputs', () => {
     await expect(resolveInputs([path.join(root, '*.xml')])).rejects.toThrow('no file matches this pattern');
   });
 
+  it('refuses more files than the cap, naming the first past it, whether walked or globbed', async () => {
+    const root = tempTree({ 'a/1.csv': '1', 'a/2.csv': '2', 'b/3.csv': '3' });
+    await expect(resolveInputs([root], {}, 2)).rejects.toThrow(new InputError(
+      'more than 2 input files (directories and globs expanded); nothing was read: audit fewer at once, or read more with --input-limit files=N',
+      { file: path.join(root, 'b/3.csv') },
+    ));
+    await expect(resolveInputs([path.join(root, '*/*.csv')], {}, 2)).rejects.toThrow('more than 2 input files');
+    // A repeat is not a file more.
+    expect(await resolveInputs([root, root], {}, 3)).toHaveLength(3);
+  });
+
   it('reads - as stdin', async () => {
     expect(await resolveInputs(['-'])).toEqual([{ ref: '-', path: undefined, discovered: false }]);
   });

@@ -18,7 +18,7 @@ import { demoConfigFile, demoFleetFiles, demoFleetRefs } from '../paths.js';
 import { startProgress } from '../progress.js';
 import { collectAfterLongRead, tuneHeapsForLargeInput } from '../heap.js';
 import { snapshotThisMachine } from '../live.js';
-import { bundleTimeZone, parseBlockBytesOf, parseWorkerModeOf } from '../../sources/index.js';
+import { bundleTimeZone, parseBlockBytesOf, parseWorkerModeOf, type InputLimits } from '../../sources/index.js';
 import { discoverConfigFile } from '../../config/index.js';
 import { refuseOutputOntoReads, type ReadPath } from '../output-guard.js';
 
@@ -39,6 +39,7 @@ export interface AuditCommandOptions {
   pricing: PricingModel;
   instanceType?: string;
   keepGoing?: boolean;
+  inputLimit?: Partial<InputLimits>;
   /** --prometheus and its window (src/cli/options.ts addPrometheusOptions); absent on commands without them. */
   prometheus?: string;
   since?: string;
@@ -145,6 +146,7 @@ export async function buildAuditOptions(
     timeZone: options.timezone,
     idleThresholdPct: options.idleThreshold,
     keepGoing: options.keepGoing === true,
+    ...(options.inputLimit === undefined ? {} : { inputLimits: options.inputLimit }),
     provider: options.provider,
     region: options.region,
     pricing: options.pricing,

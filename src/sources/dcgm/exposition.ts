@@ -13,6 +13,13 @@
 import { isPlainDecimal, MAX_NUMBER_LENGTH } from './values.js';
 import { MAX_EXACT_DIGITS, POWERS_OF_TEN } from '../lexers/text/values.js';
 import { detached } from '../../support/index.js';
+import { DEFAULT_INPUT_LIMITS, labelTooLong, tooManyLabels, type InputLimits } from '../input-limits.js';
+
+/** The caps on a series' labels (input-limits.ts): a series past either is skipped, with the reason, rather than kept in every sample's interned label set. */
+export type LabelLimits = Pick<InputLimits, 'labelsPerSeries' | 'labelValueChars'>;
+
+/** For a block already read under the caps in force, and for detection, which must not depend on them. */
+export const UNCAPPED_LABELS: LabelLimits = { labelsPerSeries: Infinity, labelValueChars: Infinity };
 
 export interface ExpositionSample {
   /** The name and labels exactly as printed: equal texts are the same series. */
@@ -136,16 +143,8 @@ interface LabelBlock {
   end: number;
 }
 
-/**
- * Caps on a series' labels. dcgm-exporter prints some 20, with pod labels a few more; label
- * values are names and versions (Kubernetes caps names at 253 characters). A series past
- * either is skipped, with the reason, rather than kept in every sample's interned label set.
- */
-const MAX_LABELS_PER_SERIES = 256;
-const MAX_LABEL_VALUE_CHARS = 4096;
-
 /** The labels between `{` at `open` and its `}`; `name` is the metric name read before the brace, if any. */
-function scanLabelBlock(line: string, open: number, name: string | undefined): LabelBlock | ExpositionLine {
+function scanLabelBlock(line: string, open: number, name: string | undefined, limits: LabelLimits): LabelBlock | ExpositionLine {
   const labels = new Map<string, string>();
   let position = open + 1;
   for (;;) {
@@ -181,8 +180,8 @@ function scanLabelBlock(line: string, open: number, name: string | undefined): L
     const value = readQuoted(line, position);
     if (value === undefined) return invalid(`unterminated value of label ${key}`);
     if (labels.has(key)) return invalid(`label ${key} given twice`);
-    if (value.text.length > MAX_LABEL_VALUE_CHARS) return invalid(`label ${key} has a value of ${value.text.length} characters (at most ${MAX_LABEL_VALUE_CHARS} are read)`);
-    if (labels.size === MAX_LABELS_PER_SERIES) return invalid(`more than ${MAX_LABELS_PER_SERIES} labels`);
+    if (value.text.length > limits.labelValueChars) return invalid(labelTooLong(key, value.text.length, limits));
+    if (labels.size === limits.labelsPerSeries) return invalid(tooManyLabels(limits));
     labels.set(key, value.text);
     position = skipBlanks(line, value.end);
     const separator = line.charCodeAt(position);
@@ -247,7 +246,7 @@ export class InternedLabels {
 
   /** Parsed from `text` on each call: a caller that keeps them keeps its own Map. */
   readLabels(): Map<string, string> {
-    return (scanLabelBlock(this.text, 0, '') as LabelBlock).labels;
+    return (scanLabelBlock(this.text, 0, '', UNCAPPED_LABELS) as LabelBlock).labels;
   }
 
   /** The same, parsed once and shared by every line that asks: read, never change. */
@@ -279,7 +278,7 @@ export class LabelSetCache {
   /** The metric name of the last sample line: most lines repeat the one before. */
   lastName: string | undefined;
 
-  constructor(private readonly capacity = DEFAULT_LABEL_SET_CAPACITY) {}
+  constructor(readonly limits: LabelLimits = DEFAULT_INPUT_LIMITS, private readonly capacity = DEFAULT_LABEL_SET_CAPACITY) {}
 
   get size(): number {
     return this.byText.size;
@@ -398,7 +397,7 @@ export class LabelSetCache {
   private intern(text: string): InternedLabels | undefined {
     if (this.byText.size >= this.capacity) return undefined;
     const own = detached(text);
-    const block = scanLabelBlock(own, 0, '');
+    const block = scanLabelBlock(own, 0, '', this.limits);
     if (!('labels' in block) || block.end !== own.length) return undefined;
     const interned = new InternedLabels(this.byText.size, own);
     this.byText.set(own, interned);
@@ -415,7 +414,7 @@ const DEFAULT_LABEL_SET_CAPACITY = 1 << 20;
  * instead of parsed, and the sample carries its interned label set (`labelSet`, whose
  * `labels` are the sample's). The result is the same with or without a cache.
  */
-export function scanExpositionLine(line: string, cache?: LabelSetCache): ExpositionLine {
+export function scanExpositionLine(line: string, cache?: LabelSetCache, limits: LabelLimits = cache?.limits ?? DEFAULT_INPUT_LIMITS): ExpositionLine {
   let position = skipBlanks(line, 0);
   if (position === line.length) return BLANK;
   if (line.charCodeAt(position) === HASH) return COMMENT;
@@ -446,7 +445,7 @@ export function scanExpositionLine(line: string, cache?: LabelSetCache): Exposit
     } else {
       // Not interned (escapes, an invalid block, a full cache): scanned here, where an error
       // can name its column in the line.
-      const block = scanLabelBlock(line, brace, name);
+      const block = scanLabelBlock(line, brace, name, limits);
       if (!('labels' in block)) return block;
       ({ labels, name, end: position } = block);
     }

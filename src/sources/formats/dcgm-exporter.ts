@@ -15,7 +15,8 @@
 import { InputError } from '../../support/index.js';
 import type { ParseResult, SourceParser } from '../types.js';
 import { DCGM_METRIC_PREFIX, fieldByMetricName, type DcgmField } from '../dcgm/fields.js';
-import { type InternedLabels, LabelSetCache, SampleSpan, scanExpositionLine } from '../dcgm/exposition.js';
+import { type InternedLabels, LabelSetCache, SampleSpan, scanExpositionLine, UNCAPPED_LABELS } from '../dcgm/exposition.js';
+import { inputLimitsOf } from '../input-limits.js';
 import { readSeriesLabels, TARGET_POD_LABELS_WARNING, type SeriesLabelsRead } from '../dcgm/labels.js';
 import { DcgmDevices } from '../dcgm/devices.js';
 import { readingSlot, ScrapeBatch } from '../dcgm/scrape.js';
@@ -43,7 +44,7 @@ function detect(head: string): boolean {
   for (const raw of head.split('\n')) {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (CURL_NOISE.test(line)) continue;
-    const scanned = scanExpositionLine(line);
+    const scanned = scanExpositionLine(line, undefined, UNCAPPED_LABELS);
     if (scanned.kind === 'blank') continue;
     if (scanned.kind === 'invalid') {
       other += 1;
@@ -94,7 +95,7 @@ function quote(line: string): string {
 /** The timestamp of the first sample line of `lines` that has one (in the order given), undefined when none does. */
 function firstTimestamp(lines: Iterable<string>): number | undefined {
   for (const raw of lines) {
-    const scanned = scanExpositionLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
+    const scanned = scanExpositionLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw, undefined, UNCAPPED_LABELS);
     if (scanned.kind === 'sample') return scanned.sample.time;
   }
   return undefined;
@@ -121,7 +122,7 @@ export const dcgmExporter: SourceParser = {
     const { warn } = warnings;
     const devices = new DcgmDevices(sink);
     const batch = new ScrapeBatch();
-    const labelSets = new LabelSetCache();
+    const labelSets = new LabelSetCache(inputLimitsOf(context.limits));
     /** What each interned label set says (see readSeriesLabels), by its id; null for a series of no GPU. */
     const seriesRead: (SeriesLabelsRead | null | undefined)[] = [];
     const metrics = new Map<string, MetricSeries>();
@@ -135,6 +136,9 @@ export const dcgmExporter: SourceParser = {
     let scrapes = 0;
     let dcgmLines = 0;
     let targetPodLabelsLine: number | undefined;
+    /** Lines skipped as no exposition, and why the first was: the reason when no DCGM line is read. */
+    let skippedLines = 0;
+    let firstSkipped: string | undefined;
     /** The line being read, whichever way it was read: the fast path fills it in place, the full scan copies into it. */
     const span = new SampleSpan();
     /** The metric of the line before: lines come metric by metric. Undefined for one of another exporter. */
@@ -212,6 +216,8 @@ export const dcgmExporter: SourceParser = {
       if (scanned.kind === 'blank' || scanned.kind === 'comment') return;
       if (scanned.kind === 'invalid') {
         warn(`line ${lineNumber}`, `skipped ${quote(line)}: ${scanned.reason}`);
+        skippedLines += 1;
+        firstSkipped ??= `line ${lineNumber}: ${scanned.reason}`;
         return;
       }
       const { sample } = scanned;
@@ -243,7 +249,8 @@ export const dcgmExporter: SourceParser = {
     endScrape();
 
     if (dcgmLines === 0) {
-      throw new InputError('no DCGM_FI_ series found: not a dcgm-exporter scrape', { file: context.ref, location: `line ${lines}` });
+      const why = firstSkipped === undefined ? 'not a dcgm-exporter scrape' : `${skippedLines} lines skipped, the first at ${firstSkipped}`;
+      throw new InputError(`no DCGM_FI_ series found: ${why}`, { file: context.ref, location: `line ${lines}` });
     }
     if (targetPodLabelsLine !== undefined) {
       warn(`line ${targetPodLabelsLine}`, TARGET_POD_LABELS_WARNING);

@@ -24,7 +24,8 @@ import { InputError } from '../../support/index.js';
 import type { ContainerCpuCounter } from '../../model/index.js';
 import type { ParseResult, SourceParser } from '../types.js';
 import { DCGM_METRIC_PREFIX } from '../dcgm/fields.js';
-import { scanExpositionLine, type ExpositionSample } from '../dcgm/exposition.js';
+import { scanExpositionLine, UNCAPPED_LABELS, type ExpositionSample } from '../dcgm/exposition.js';
+import { inputLimitsOf } from '../input-limits.js';
 import { forEachLine } from '../lexers/text/lines.js';
 import { WarningLimiter } from '../lexers/text/warnings.js';
 
@@ -50,7 +51,7 @@ function detect(head: string): boolean {
   let other = 0;
   for (const raw of head.split('\n')) {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    const scanned = scanExpositionLine(line);
+    const scanned = scanExpositionLine(line, undefined, UNCAPPED_LABELS);
     if (scanned.kind === 'blank') continue;
     if (scanned.kind === 'invalid') {
       other += 1;
@@ -81,6 +82,7 @@ export const nodeMetrics: SourceParser = {
   description: 'node_exporter / cAdvisor CPU counters (Prometheus text with timestamps)',
   detect,
   async parse(chunks, context, sink): Promise<ParseResult> {
+    const limits = inputLimitsOf(context.limits);
     const limiter = new WarningLimiter(sink);
     let readings = 0;
     let cpuLines = 0;
@@ -114,7 +116,7 @@ export const nodeMetrics: SourceParser = {
     };
 
     const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => {
-      const scanned = scanExpositionLine(line);
+      const scanned = scanExpositionLine(line, undefined, limits);
       if (scanned.kind !== 'sample' || !CPU_METRICS.includes(scanned.sample.name)) return;
       cpuLines += 1;
       const { sample } = scanned;

@@ -37,6 +37,7 @@ import type { ParseResult, SourceContext, SourceParser } from '../types.js';
 import { DCGM_METRIC_PREFIX, fieldByMetricName } from '../dcgm/fields.js';
 import type { DcgmField } from '../dcgm/fields.js';
 import { readSeriesLabels, TARGET_POD_LABELS_WARNING } from '../dcgm/labels.js';
+import { inputLimitsOf, labelsProblem, limitHint, type InputLimits } from '../input-limits.js';
 import type { PodLabels, SeriesDevice } from '../dcgm/labels.js';
 import { DcgmDevices } from '../dcgm/devices.js';
 import { emptyReadings, mergeDeviceLabels, recordSeries, sendReadings } from '../dcgm/scrape.js';
@@ -109,10 +110,15 @@ interface ElementReader {
  * Reads the document, handing each element of data.result to `reader` as it ends; returns
  * the rest of the document, parsed (data.result holds a 0 for each element).
  */
-async function readDocument(chunks: AsyncIterable<string>, file: string, reader: ElementReader, limits: AnswerLimits): Promise<unknown> {
+async function readDocument(chunks: AsyncIterable<string>, file: string, reader: ElementReader, limits: AnswerLimits, maxSeries: number): Promise<unknown> {
   const splitter = new JsonElementSplitter(['data', 'result'], {
     onArrayStart: () => reader.restart(),
-    onElement: (text, index, _start, offset) => reader.element(text, index, splitter.stringAt('data.resultType'), offset),
+    onElement: (text, index, _start, offset) => {
+      if (index >= maxSeries) {
+        throw new InputError(`more than ${maxSeries} series in data.result: save the answer of a narrower query, or read more with ${limitHint('seriesPerAnswer')}`, { file, location: `data.result[${index}]` });
+      }
+      reader.element(text, index, splitter.stringAt('data.resultType'), offset);
+    },
   });
   try {
     for await (const chunk of chunks) {
@@ -169,13 +175,14 @@ async function planAnswer(chunks: AsyncIterable<string>, context: SourceContext,
   const empty = (): Omit<AnswerPlan, 'resultType' | 'passOf' | 'passes'> => ({ starts: [], ends: [], deviceOf: [], keys: [], firstElement: [], lastElement: [], chars: [] });
   let plan = empty();
   const numbers = new Map<string, number>();
+  const caps = inputLimitsOf(context.limits);
   const document = await readDocument(chunks, context.ref, {
     restart: () => {
       plan = empty();
       numbers.clear();
     },
     element: (text, index, _resultType, offset) => {
-      const key = deviceKeyOfSeries(text, context.host);
+      const key = deviceKeyOfSeries(text, context.host, caps);
       let device = key === undefined ? -1 : numbers.get(key);
       if (device === undefined) {
         device = plan.keys.length;
@@ -192,7 +199,7 @@ async function planAnswer(chunks: AsyncIterable<string>, context: SourceContext,
         plan.chars[device]! += text.length;
       }
     },
-  }, limits);
+  }, limits, caps.seriesPerAnswer);
   const { resultType } = resultOf(document, context, sink);
   return { resultType, ...plan, ...assignPasses(plan.firstElement, plan.lastElement, plan.chars, limits.maxHeldBytes) };
 }
@@ -279,12 +286,13 @@ function fileChanged(file: string, location: string): InputError {
 }
 
 /** The key of the device whose points a series (an element's text) holds, as AnswerReader.read finds it; undefined: none. */
-function deviceKeyOfSeries(text: string, host: string): string | undefined {
+function deviceKeyOfSeries(text: string, host: string, caps: InputLimits): string | undefined {
   const metric = metricOf(text);
   if (!isObject(metric)) return undefined;
   const name = metric.__name__;
   if (typeof name !== 'string' || !name.startsWith(DCGM_METRIC_PREFIX)) return undefined;
-  return readSeriesLabels(labelsOf(metric), host)?.device.key;
+  const labels = labelsOf(metric);
+  return labelsProblem(labels, caps) === undefined ? readSeriesLabels(labels, host)?.device.key : undefined;
 }
 
 /**
@@ -550,12 +558,18 @@ class AnswerReader implements ElementReader {
   servingReadings = 0;
   private heldServing: ServingSample[] = [];
   targetPodLabelsIgnored = false;
+  /** Series skipped for a label cap, and where and why the first was. */
+  cappedSeries = 0;
+  firstCapped: string | undefined;
+  private readonly caps: InputLimits;
 
   constructor(
     private readonly context: SourceContext,
     private readonly plan: AnswerPlan | undefined,
     private readonly limits: AnswerLimits,
-  ) {}
+  ) {
+    this.caps = inputLimitsOf(context.limits);
+  }
 
   restart(): void {
     this.byDevice.clear();
@@ -667,6 +681,13 @@ class AnswerReader implements ElementReader {
       return;
     }
     const labels = labelsOf(item.metric);
+    const problem = labelsProblem(labels, this.caps);
+    if (problem !== undefined) {
+      this.say(location, `${problem}; skipped`);
+      this.cappedSeries += 1;
+      this.firstCapped ??= `${location}: ${problem}`;
+      return;
+    }
     const name = labels.get('__name__');
     if (name === undefined) {
       this.unnamedSeries += 1;
@@ -854,7 +875,7 @@ export function prometheusJsonParser(limits: AnswerLimits = ANSWER_LIMITS): Sour
       const warnings = new WarningLimiter(sink);
       const output = { devices: new DcgmDevices(sink), sink, warn: warnings.warn };
       if (plan === undefined) {
-        const document = await readDocument(chunks, context.ref, reader, limits);
+        const document = await readDocument(chunks, context.ref, reader, limits, inputLimitsOf(context.limits).seriesPerAnswer);
         reader.finishReading(resultOf(document, context, sink).resultType, warnings.warn);
         reader.startSending(output);
       } else {
@@ -864,7 +885,9 @@ export function prometheusJsonParser(limits: AnswerLimits = ANSWER_LIMITS): Sour
 
       const series = reader.elements;
       if (reader.dcgmSeries === 0 && reader.servingSeries === 0 && series > 0) {
-        const why = reader.otherSeries > 0
+        const why = reader.firstCapped !== undefined
+          ? `${reader.cappedSeries} of its ${series} series skipped for a label cap, the first at ${reader.firstCapped}`
+          : reader.otherSeries > 0
           ? `none of its ${series} series is a DCGM_FI_ metric or an inference server's`
           : `none of its ${series} series has a __name__ label (a function or aggregation in the query dropped it), so none can be read as a DCGM field`;
         throw new InputError(`no DCGM series in this Prometheus answer: ${why}`, { file: context.ref, location: 'data.result' });

@@ -13,7 +13,8 @@
 import type { ServingReadingKind, ServingSample } from '../../model/index.js';
 import type { ParseResult, SourceParser } from '../types.js';
 import { DCGM_METRIC_PREFIX } from '../dcgm/fields.js';
-import { scanExpositionLine, type ExpositionSample } from '../dcgm/exposition.js';
+import { scanExpositionLine, UNCAPPED_LABELS, type ExpositionSample } from '../dcgm/exposition.js';
+import { inputLimitsOf } from '../input-limits.js';
 import { forEachLine } from '../lexers/text/lines.js';
 import { WarningLimiter } from '../lexers/text/warnings.js';
 import { hostOf } from './node-metrics.js';
@@ -28,7 +29,7 @@ function namesOfHead(head: string): string[] {
   const names: string[] = [];
   for (const raw of head.split('\n')) {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    const scanned = scanExpositionLine(line);
+    const scanned = scanExpositionLine(line, undefined, UNCAPPED_LABELS);
     if (scanned.kind === 'sample') names.push(scanned.sample.name);
     else if (scanned.kind === 'comment') {
       const name = COMMENT_NAMING.exec(line)?.[1];
@@ -108,6 +109,7 @@ export const servingMetrics: SourceParser = {
   description: 'inference-server metrics (vLLM, NIM, SGLang, TGI, Triton /metrics)',
   detect,
   async parse(chunks, context, sink): Promise<ParseResult> {
+    const limits = inputLimitsOf(context.limits);
     const limiter = new WarningLimiter(sink);
     let readings = 0;
 
@@ -123,7 +125,7 @@ export const servingMetrics: SourceParser = {
     };
 
     const lines = await forEachLine(chunks, context.ref, (line, lineNumber) => {
-      const scanned = scanExpositionLine(line);
+      const scanned = scanExpositionLine(line, undefined, limits);
       if (scanned.kind === 'invalid') {
         // A pasted excerpt often ends mid-line: said, never read as a figure.
         limiter.warn(`line ${lineNumber}`, `skipped a line that is not a metric line (${scanned.reason}): a cut excerpt?`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scanExpositionLine } from '../../../src/sources/dcgm/exposition.js';
+import { LabelSetCache, scanExpositionLine } from '../../../src/sources/dcgm/exposition.js';
 import type { ExpositionSample } from '../../../src/sources/dcgm/exposition.js';
 
 function sampleOf(line: string): ExpositionSample {
@@ -23,11 +23,23 @@ describe('scanExpositionLine', () => {
   });
 
   it('refuses a series with a label value past 4,096 characters or more than 256 labels, and reads one at either cap', () => {
-    expect(reasonOf(`m{gpu="0",pod="${'p'.repeat(4_097)}"} 1`)).toBe('label pod has a value of 4097 characters (at most 4096 are read)');
+    expect(reasonOf(`m{gpu="0",pod="${'p'.repeat(4_097)}"} 1`)).toBe('label pod has a value of 4097 characters (at most 4096 are read; --input-limit label-chars=N reads more)');
     expect(sampleOf(`m{pod="${'p'.repeat(4_096)}"} 1`).labels.get('pod')).toHaveLength(4_096);
     const labels = (count: number): string => Array.from({ length: count }, (_, at) => `l${at}="v"`).join(',');
-    expect(reasonOf(`m{${labels(257)}} 1`)).toBe('more than 256 labels');
+    expect(reasonOf(`m{${labels(257)}} 1`)).toBe('more than 256 labels (--input-limit labels=N reads more)');
     expect(sampleOf(`m{${labels(256)}} 1`).labels.size).toBe(256);
+  });
+
+  it('applies the caps it is given, the cache\'s where the line is read through one', () => {
+    const line = 'm{gpu="0",UUID="GPU-1",pod="trainer"} 1';
+    const low = { labelsPerSeries: 2, labelValueChars: 5 };
+    const reason = (scanned: ReturnType<typeof scanExpositionLine>): string => (scanned.kind === 'invalid' ? scanned.reason : scanned.kind);
+    expect(reason(scanExpositionLine(line, undefined, low))).toBe('label pod has a value of 7 characters (at most 5 are read; --input-limit label-chars=N reads more)');
+    expect(reason(scanExpositionLine(line, undefined, { ...low, labelValueChars: 7 }))).toBe('more than 2 labels (--input-limit labels=N reads more)');
+    expect(reason(scanExpositionLine(line, new LabelSetCache(low)))).toMatch(/^label pod has a value of 7 characters/u);
+    // Raised past the defaults, a longer value is read.
+    const long = `m{pod="${'p'.repeat(5_000)}"} 1`;
+    expect(reason(scanExpositionLine(long, new LabelSetCache({ labelsPerSeries: 256, labelValueChars: 8_192 })))).toBe('sample');
   });
 
   it('reads a dcgm-exporter line: name, labels by name, value', () => {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LabelSetCache, scanExpositionLine } from '../../../src/sources/dcgm/exposition.js';
 import type { ExpositionLine } from '../../../src/sources/dcgm/exposition.js';
+import { DEFAULT_INPUT_LIMITS } from '../../../src/sources/input-limits.js';
 
 /** What a scan says, without the interned label set (a cache adds it; the rest must not change). */
 function plain(scanned: ExpositionLine): unknown {
@@ -99,7 +100,7 @@ describe('LabelSetCache', () => {
   });
 
   it('scans label sets beyond its capacity in full, with the same result', () => {
-    const cache = new LabelSetCache(2);
+    const cache = new LabelSetCache(DEFAULT_INPUT_LIMITS, 2);
     const lines = ['0', '1', '2', '0', '2'].map((gpu) => `m{gpu="${gpu}"} 1`);
     const scanned = lines.map((line) => scanExpositionLine(line, cache));
     expect(scanned.map((line) => labelSetOf(line)?.id)).toEqual([0, 1, undefined, 0, undefined]);

@@ -85,6 +85,18 @@ describe('dcgm-exporter sendsAllAtEnd: one scrape, by its timestamps, is read wi
 });
 
 describe('dcgm-exporter parse', () => {
+  it('skips a series past the label caps in force, with the reason, and says why when nothing is left', async () => {
+    const text = scrape({ utilA: 10, utilB: 20 }).replace('Hostname="node-1",', 'Hostname="node-1",team="a-very-long-team-name-for-tests",');
+    // Only GPU_A's first line has the long label: it is skipped, the rest is read.
+    const { sink } = await parseWith(dcgmExporter, text, undefined, { limits: { labelsPerSeries: 256, labelValueChars: 30, seriesPerAnswer: 1, filesPerRun: 1 } });
+    expect(sink.warnings).toEqual([{ location: 'line 3', message: expect.stringMatching(/: label team has a value of 31 characters \(at most 30 are read; --input-limit label-chars=N reads more\)$/u) }]);
+    expect(sink.samples.find((sample) => sample.ref.uuid === 'GPU-aaaa')).not.toHaveProperty('utilizationPct');
+    expect(sink.samples.find((sample) => sample.ref.uuid === 'GPU-bbbb')?.utilizationPct).toBe(20);
+    // A cap that every series passes leaves nothing, and the error says why.
+    await expect(parseWith(dcgmExporter, text, undefined, { limits: { labelsPerSeries: 3, labelValueChars: 4096, seriesPerAnswer: 1, filesPerRun: 1 } }))
+      .rejects.toThrow('no DCGM_FI_ series found: 10 lines skipped, the first at line 3: more than 3 labels (--input-limit labels=N reads more)');
+  });
+
   it('sends one sample per GPU per scrape with every field it read, and the GPUs as inventory', async () => {
     const { sink, result } = await parseWith(dcgmExporter, scrape({ utilA: 40, utilB: 0 }));
     expect(result.records).toBe(1);

@@ -248,6 +248,42 @@ describe('prometheus-json parse', () => {
   });
 });
 
+describe('prometheus-json caps of --input-limit', () => {
+  const limits = (given: Partial<NonNullable<SourceContext['limits']>>): NonNullable<SourceContext['limits']> => ({ labelsPerSeries: 256, labelValueChars: 4096, seriesPerAnswer: 500_000, filesPerRun: 20_000, ...given });
+  const text = answer('vector', [
+    { metric: { __name__: 'DCGM_FI_DEV_GPU_UTIL', ...GPU_A, pod: 'p'.repeat(30) }, value: [1775721747, '32'] },
+    { metric: { __name__: 'DCGM_FI_DEV_GPU_UTIL', ...GPU_B }, value: [1775721747, '64'] },
+  ]);
+
+  it('skips a series past a label cap with the reason, read once or twice', async () => {
+    for (const parse of [parseOnce, parseTwice]) {
+      const { sink } = await parse(text, undefined, prometheusJson, { limits: limits({ labelValueChars: 29 }) });
+      expect(sink.samples).toEqual([{ ref: REF_B, time: 1_775_721_747_000, utilizationPct: 64 }]);
+      expect(sink.warnings).toEqual([{ location: 'data.result[0]', message: 'label pod has a value of 30 characters (at most 29 are read; --input-limit label-chars=N reads more); skipped' }]);
+    }
+  });
+
+  it('names the cap when every series passes one', async () => {
+    await expect(parseTwice(text, undefined, prometheusJson, { limits: limits({ labelsPerSeries: 3 }) }))
+      .rejects.toThrow('no DCGM series in this Prometheus answer: 2 of its 2 series skipped for a label cap, the first at data.result[0]: more than 3 labels (--input-limit labels=N reads more)');
+  });
+
+  it('refuses an answer of more series than the cap, at the first past it', async () => {
+    for (const parse of [parseOnce, parseTwice]) {
+      await expect(parse(text, undefined, prometheusJson, { limits: limits({ seriesPerAnswer: 1 }) })).rejects.toThrow(new InputError(
+        'more than 1 series in data.result: save the answer of a narrower query, or read more with --input-limit series=N',
+        { file: 'input.txt', location: 'data.result[1]' },
+      ));
+    }
+    expect((await parseTwice(text, undefined, prometheusJson, { limits: limits({ seriesPerAnswer: 2 }) })).sink.samples).toHaveLength(2);
+  });
+});
+
+/** Parses `text` as standard input: read once. */
+function parseOnce(text: string, chunkSizes?: number[], parser = prometheusJson, context: Partial<SourceContext> = {}): Promise<Parsed> {
+  return parseWith(parser, text, chunkSizes, context);
+}
+
 /** Parses `text` as a file, which is read twice (SourceContext.reread), in the same chunks both times. */
 function parseTwice(text: string, chunkSizes?: number[], parser = prometheusJson, context: Partial<SourceContext> = {}): Promise<Parsed> {
   return parseWith(parser, text, chunkSizes, { reread: () => chunked(text, chunkSizes), ...context });

@@ -5,36 +5,41 @@
  * isPartial, resultType), with each element replaced by `0`, is parsed at the end.
  */
 import { JsonElementSplitter, pieceSyntaxError, positionText } from '../../../support/index.js';
+import { limitHint } from '../../input-limits.js';
 
 /** An envelope past this is not a query answer of series (the saved-answer reader's bound). */
 const MAX_ENVELOPE_CHARS = 16 * 1024 * 1024;
 
-/** The answer is not JSON, or not a query answer: `why` says how, for the client's message. */
+/** The answer is not JSON, or not a query answer, or (`isCap`) past a cap of ours: `why` says how, for the client's message. */
 export class AnswerShapeError extends Error {
-  constructor(readonly why: string) {
+  constructor(readonly why: string, readonly isCap = false) {
     super(why);
     this.name = 'AnswerShapeError';
   }
 }
 
 export class AnswerStream<Item> {
-  /** The converted elements of the last `data.result` (JSON.parse keeps the last of a repeated key). */
+  /** The converted elements of the last `data.result` (JSON.parse keeps the last of a repeated key); undefined conversions left out. */
   items: Item[] = [];
   private readonly splitter: JsonElementSplitter;
 
-  constructor(convert: (entry: unknown) => Item) {
+  constructor(convert: (entry: unknown) => Item | undefined, maxSeries = Infinity) {
     this.splitter = new JsonElementSplitter(['data', 'result'], {
       onArrayStart: () => {
         this.items = [];
       },
       onElement: (text, index, start) => {
+        if (index >= maxSeries) {
+          throw new AnswerShapeError(`the answer holds more than ${maxSeries} series: narrow the GPUs (--selector) or read more with ${limitHint('seriesPerAnswer')}`, true);
+        }
         let entry: unknown;
         try {
           entry = JSON.parse(text);
         } catch (error) {
           throw new AnswerShapeError(`not valid JSON at ${positionText(start)} (data.result[${index}]): ${pieceSyntaxError(error)}`);
         }
-        this.items.push(convert(entry));
+        const item = convert(entry);
+        if (item !== undefined) this.items.push(item);
       },
     });
   }

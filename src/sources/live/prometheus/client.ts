@@ -12,6 +12,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { UpstreamError } from '../../../support/index.js';
+import { DEFAULT_INPUT_LIMITS, labelsProblem, type InputLimits } from '../../input-limits.js';
 import type { PrometheusConnection } from './auth.js';
 import { AnswerShapeError, AnswerStream } from './answer-stream.js';
 import { type BodyReceiver, type HttpAnswer, sendForm, TransportError } from './http.js';
@@ -32,6 +33,8 @@ export interface ClientOptions {
   random?: () => number;
   /** Called when a request completes (for progress). */
   onQueryDone?: (stats: Readonly<TransferStats>) => void;
+  /** Labels and series caps of --input-limit: a series past a label cap is skipped, an answer past the series cap ends the audit. */
+  inputLimits: Pick<InputLimits, 'labelsPerSeries' | 'labelValueChars' | 'seriesPerAnswer'>;
 }
 
 /** 256 MiB: an answer of tens of millions of points, far past what a pushed-down query returns. */
@@ -45,6 +48,7 @@ export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
   backoffBaseMs: 500,
   backoffMaxMs: 8_000,
   retryAfterMaxMs: 60_000,
+  inputLimits: DEFAULT_INPUT_LIMITS,
 };
 
 export interface TransferStats {
@@ -127,25 +131,29 @@ function sampleValue(text: unknown): number {
   return Number(text);
 }
 
-function labelsOf(metric: unknown): Labels {
+function labelsOf(entry: unknown): Labels {
   const labels: Record<string, string> = {};
+  const metric = isObject(entry) ? entry.metric : undefined;
   if (isObject(metric)) for (const [name, value] of Object.entries(metric)) if (typeof value === 'string') labels[name] = value;
   return labels;
 }
 
-/** A matrix entry: its labels and its [Unix seconds, value] points. */
-function seriesOf(entry: unknown): RangeSeries {
+/** A matrix entry's [Unix seconds, value] points. */
+function pointsOf(entry: unknown): [number, number][] {
   const values = isObject(entry) && Array.isArray(entry.values) ? entry.values : [];
   const points: [number, number][] = [];
   for (const point of values) {
     if (Array.isArray(point) && typeof point[0] === 'number') points.push([point[0], sampleValue(point[1])]);
   }
-  return { labels: labelsOf(isObject(entry) ? entry.metric : undefined), points };
+  return points;
 }
 
-function sampleOf(entry: unknown): InstantSample {
-  const value = isObject(entry) && Array.isArray(entry.value) ? sampleValue(entry.value[1]) : Number.NaN;
-  return { labels: labelsOf(isObject(entry) ? entry.metric : undefined), value };
+const valueOf = (entry: unknown): number => (isObject(entry) && Array.isArray(entry.value) ? sampleValue(entry.value[1]) : Number.NaN);
+
+/** Series an answer held that a label cap left out: how many, and why the first was. */
+export interface SkippedSeries {
+  count: number;
+  first: string;
 }
 
 /** The build-info request is a courtesy: a short deadline, a small answer. */
@@ -196,6 +204,8 @@ export class PrometheusClient {
   readonly warnings = new Set<string>();
   /** Every answer that carried a warning, with the time it covers: the report names what may be missing. */
   readonly partialAnswers: PartialAnswer[] = [];
+  /** Series past a label cap, left out of the answers that held them. */
+  readonly skippedSeries: SkippedSeries = { count: 0, first: '' };
   private readonly options: ClientOptions;
   private readonly gate: Semaphore;
   private readonly cancel = new AbortController();
@@ -218,7 +228,7 @@ export class PrometheusClient {
    * start of the samples it reads (`timeMs` minus its range), for naming a partial answer.
    */
   async instant(expression: string, timeMs: number, coversFromMs = timeMs): Promise<InstantSample[]> {
-    const data = await this.call('/api/v1/query', { query: expression, time: String(timeMs / 1000) }, 'POST', { fromMs: coversFromMs, toMs: timeMs }, sampleOf);
+    const data = await this.call('/api/v1/query', { query: expression, time: String(timeMs / 1000) }, 'POST', { fromMs: coversFromMs, toMs: timeMs }, this.sampleOf);
     return this.resultOf(data, 'vector', '/api/v1/query') as InstantSample[];
   }
 
@@ -227,7 +237,7 @@ export class PrometheusClient {
    * the range, as the server stored them. `coversFromMs` as for instant().
    */
   async rawSamples(expression: string, timeMs: number, coversFromMs: number): Promise<RangeSeries[]> {
-    const data = await this.call('/api/v1/query', { query: expression, time: String(timeMs / 1000) }, 'POST', { fromMs: coversFromMs, toMs: timeMs }, seriesOf);
+    const data = await this.call('/api/v1/query', { query: expression, time: String(timeMs / 1000) }, 'POST', { fromMs: coversFromMs, toMs: timeMs }, this.seriesOf);
     return this.resultOf(data, 'matrix', '/api/v1/query') as RangeSeries[];
   }
 
@@ -235,7 +245,7 @@ export class PrometheusClient {
   async range(expression: string, startMs: number, endMs: number, stepSeconds: number, coversFromMs = startMs): Promise<RangeSeries[]> {
     const data = await this.call('/api/v1/query_range', {
       query: expression, start: String(startMs / 1000), end: String(endMs / 1000), step: String(stepSeconds),
-    }, 'POST', { fromMs: coversFromMs, toMs: endMs }, seriesOf);
+    }, 'POST', { fromMs: coversFromMs, toMs: endMs }, this.seriesOf);
     return this.resultOf(data, 'matrix', '/api/v1/query_range') as RangeSeries[];
   }
 
@@ -266,12 +276,37 @@ export class PrometheusClient {
     return data.filter((value): value is string => typeof value === 'string');
   }
 
+  /** An entry's labels, or undefined (counted in skippedSeries) where they pass a label cap. */
+  private capped(entry: unknown): Labels | undefined {
+    const labels = labelsOf(entry);
+    const problem = labelsProblem(Object.entries(labels), this.options.inputLimits);
+    if (problem === undefined) return labels;
+    if (this.skippedSeries.count === 0) this.skippedSeries.first = problem;
+    this.skippedSeries.count += 1;
+    return undefined;
+  }
+
+  private readonly seriesOf = (entry: unknown): RangeSeries | undefined => {
+    const labels = this.capped(entry);
+    return labels === undefined ? undefined : { labels, points: pointsOf(entry) };
+  };
+
+  private readonly sampleOf = (entry: unknown): InstantSample | undefined => {
+    const labels = this.capped(entry);
+    return labels === undefined ? undefined : { labels, value: valueOf(entry) };
+  };
+
   private endpoint(path: string): string {
     return `${this.connection.displayUrl}${path}`;
   }
 
   private malformed(path: string, why: string, status?: number): UpstreamError {
     return new UpstreamError(`not a Prometheus API answer (${why})`, { endpoint: this.endpoint(path), ...(status === undefined ? {} : { status }) });
+  }
+
+  private shapeError(path: string, error: AnswerShapeError, status?: number): UpstreamError {
+    if (!error.isCap) return this.malformed(path, error.why, status);
+    return new UpstreamError(error.why, { endpoint: this.endpoint(path), ...(status === undefined ? {} : { status }) });
   }
 
   private resultOf(data: unknown, resultType: 'vector' | 'matrix', path: string): unknown[] {
@@ -285,7 +320,7 @@ export class PrometheusClient {
    * The answer's `data`. With `convert`, a successful answer is read as it arrives (AnswerStream)
    * and `data.result` holds each element converted, never the answer's text or parse tree.
    */
-  private call(path: string, fields: Record<string, string>, method: 'GET' | 'POST', covers: Omit<PartialAnswer, 'warning'>, convert?: (entry: unknown) => unknown): Promise<unknown> {
+  private call(path: string, fields: Record<string, string>, method: 'GET' | 'POST', covers: Omit<PartialAnswer, 'warning'>, convert?: (entry: unknown) => unknown | undefined): Promise<unknown> {
     return this.gate.run(async () => {
       const data = await this.callWithRetries(method, path, new URLSearchParams(fields), covers, convert);
       this.stats.queries += 1;
@@ -309,13 +344,13 @@ export class PrometheusClient {
       this.stats.attempts += 1;
       let answer: HttpAnswer;
       // Each attempt reads its answer afresh: what a broken one gave is dropped with it.
-      const stream = convert === undefined ? undefined : new AnswerStream(convert);
+      const stream = convert === undefined ? undefined : new AnswerStream(convert, this.options.inputLimits.seriesPerAnswer);
       const receiver: BodyReceiver | undefined = stream === undefined ? undefined : (status) => (status >= 200 && status < 300 ? (text) => stream.write(text) : undefined);
       try {
         answer = await sendForm(this.connection, method, path, form, this.options.timeoutMs, signal, this.options.maxAnswerBytes, receiver);
       } catch (error) {
         if (signal.aborted) throw new UpstreamError('cancelled: another query failed', { endpoint: this.endpoint(path) });
-        if (error instanceof AnswerShapeError) throw this.malformed(path, error.why);
+        if (error instanceof AnswerShapeError) throw this.shapeError(path, error);
         if (!(error instanceof TransportError)) throw error;
         if (error.final) throw new UpstreamError(error.message, { endpoint: this.endpoint(path), cause: error });
         lastFailure = error.message;
@@ -365,7 +400,7 @@ export class PrometheusClient {
     try {
       document = streamed ? stream.end() : JSON.parse(answer.body);
     } catch (error) {
-      if (error instanceof AnswerShapeError) throw this.malformed(path, error.why, answer.status);
+      if (error instanceof AnswerShapeError) throw this.shapeError(path, error, answer.status);
       throw this.malformed(path, `${answer.textBytes} bytes that are not JSON`, answer.status);
     }
     if (!isObject(document) || typeof document.status !== 'string') throw this.malformed(path, 'no "status"', answer.status);

@@ -14,6 +14,7 @@ import { clusterMatcher, parseSelector } from './selector.js';
 import { sigV4Signer } from './sigv4.js';
 import { InputError, UpstreamError } from '../../../support/index.js';
 import { resolveWindow, type AuditWindow } from './window.js';
+import { inputLimitsOf, type InputLimits } from '../../input-limits.js';
 
 export type { CollectedDevice, CollectedPod } from './read-prometheus.js';
 export type { PrometheusContainerCpu, PrometheusHostCpu } from './cpu.js';
@@ -44,6 +45,8 @@ export interface PrometheusSourceOptions {
   /** --prometheus-max-answer-mib, in bytes. */
   maxAnswerBytes?: number;
   concurrency?: number;
+  /** --input-limit: the label and series caps (../../input-limits.ts). */
+  inputLimits?: Partial<InputLimits>;
   /** --prometheus-query-points / -samples: what one query may cost (./query-plan.ts); defaults where absent. */
   budgets?: Partial<QueryBudgets>;
   /** Test hooks and tuning (backoff, chunk sizes). */
@@ -92,6 +95,7 @@ export async function readPrometheus(options: PrometheusSourceOptions): Promise<
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.maxAnswerBytes === undefined ? {} : { maxAnswerBytes: options.maxAnswerBytes }),
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    ...(options.inputLimits === undefined ? {} : { inputLimits: inputLimitsOf(options.inputLimits) }),
     onQueryDone: (stats) => options.onProgress?.(stats.queries, Math.max(planned, stats.queries)),
   });
   const collection = await collectFromPrometheus(client, {

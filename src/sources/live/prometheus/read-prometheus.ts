@@ -480,6 +480,7 @@ export async function collectFromPrometheus(client: PrometheusClient, options: C
   const containerCpu = await fetchContainerCpu(client, window, rule, [...podsSeen.values()]);
   warnings.unshift(...partialWarnings(client.partialAnswers, window));
   if (refusedQuantiles.size > 0) warnings.push(`the engine refused the whole-window quantiles ${[...refusedQuantiles].sort().join(', ')} for their size: the means stand in for them (raise its --query.max-samples, or narrow the window)`);
+  if (client.skippedSeries.count > 0) warnings.push(`${client.skippedSeries.count} series left out of the answers for a label cap (the first: ${client.skippedSeries.first})`);
   if (splits.count > 0) warnings.push(`the engine refused ${splits.count} queries for their size: each was asked again in halves of its time range until it answered (figures are exact; raise the engine's limits, or narrow the window, to ask less)`);
   const metrics = [...whole.present.map((metric) => metric.name), ...whole.pcie.flatMap((direction) => direction.sources.map((source) => source.name))];
   return { devices, metrics, warnings, rangeRule: rule, cpu: { hosts: hostCpu, containers: containerCpu } };

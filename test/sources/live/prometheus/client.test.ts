@@ -462,6 +462,20 @@ describe('answers read as they arrive', () => {
     expect(server.seen).toHaveLength(1);
   });
 
+  it('leaves out a series past a label cap and counts it; an answer of more series than the cap ends the audit, unasked again', async () => {
+    const caps = { labelsPerSeries: 3, labelValueChars: 8, seriesPerAnswer: 3 };
+    const document = matrix(3, 2) as { data: { result: { metric: Record<string, string> }[] } };
+    document.data.result[1]!.metric.pod = 'trainer-0123';
+    Object.assign(document.data.result[2]!.metric, { pod: 'x', team: 'y' });
+    const server = await scriptedServer([json(200, document), json(200, matrix(4, 1))]);
+    const prometheus = client(server.url, { inputLimits: caps });
+    expect(await prometheus.range('q', 0, 60_000, 60)).toEqual(expected(1, 2));
+    expect(prometheus.skippedSeries).toEqual({ count: 2, first: 'label pod has a value of 12 characters (at most 8 are read; --input-limit label-chars=N reads more)' });
+    const error = await upstreamError(prometheus.range('q', 0, 60_000, 60));
+    expect(error.message).toBe('the answer holds more than 3 series: narrow the GPUs (--selector) or read more with --input-limit series=N');
+    expect(server.seen).toHaveLength(2);
+  });
+
   it('still reads an error answer whole, for the engine\'s message', async () => {
     const server = await scriptedServer([json(422, { status: 'error', errorType: 'execution', error: 'query processing would load too many samples into memory in query execution' })]);
     const error = await upstreamError(client(server.url).range('q', 0, 60_000, 60));

@@ -41,6 +41,8 @@ interface Faults {
   pods?: [InstantSample[], InstantSample[]];
   /** The first chunk's presence (device) query answers nothing. */
   firstPresenceEmpty?: boolean;
+  /** Series the client left out for a label cap. */
+  skipped?: { count: number; first: string };
 }
 
 function fakeClient(names: string[], faults: Faults = {}): PrometheusClient {
@@ -75,6 +77,7 @@ function fakeClient(names: string[], faults: Faults = {}): PrometheusClient {
     connection: { displayUrl: 'http://prom:9090' },
     warnings: new Set<string>(),
     partialAnswers,
+    skippedSeries: faults.skipped ?? { count: 0, first: '' },
     abort: () => {
       aborted = true;
     },
@@ -166,6 +169,12 @@ describe('a window with a part missing', () => {
       'Prometheus: partial response: store B unavailable (partial answers for 2026-11-02T01:00:00Z to 2026-11-02T02:00:00Z: ' +
       'figures may lack data from that part of the window)',
     ]);
+  });
+
+  it('says how many series a label cap left out, and why the first was', async () => {
+    const skipped = { count: 3, first: 'more than 256 labels (--input-limit labels=N reads more)' };
+    const collection = await collectFromPrometheus(fakeClient(['DCGM_FI_DEV_GPU_UTIL'], { skipped }), options);
+    expect(collection.warnings).toEqual(['3 series left out of the answers for a label cap (the first: more than 256 labels (--input-limit labels=N reads more))']);
   });
 
   it('merges overlapping and adjacent spans per warning, clips them to the window and says when they cover all of it', () => {
